@@ -1,0 +1,125 @@
+"""TableConsumer: the one place where popped tasks are merged, executed and retried.
+
+A feature module never touches the queue: it supplies ``handle(task) -> Result`` and declares what
+it consumes. NEED_RETRY keeps a task (and the tasks after it for the same key) pending; INVALID
+and FAILED are reported once and dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from nos.daemon.merge import PendingForKey, merge_into
+from nos.daemon.task import Result, TaskStatus
+from nos.db.keyops import KeyOpFieldsValues
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[KeyOpFieldsValues], Result]
+
+
+class PoppableTable(Protocol):
+    """A ConsumerStateTable or SubscriberStateTable (a selectable that pops tasks)."""
+
+    def fileno(self) -> int: ...
+    def read_messages(self) -> None: ...
+    def has_work(self) -> bool: ...
+    def pops(self) -> list[KeyOpFieldsValues]: ...
+
+
+class StatusReporter(Protocol):
+    """Where rejections become visible (STATE_DB in daemons)."""
+
+    def rejected(self, db: str, table: str, task: KeyOpFieldsValues, result: Result) -> None: ...
+    def cleared(self, db: str, table: str, key: str) -> None: ...
+
+
+@dataclass
+class ConsumerStats:
+    executed: int = 0
+    retried: int = 0
+    rejected: int = 0
+
+
+@dataclass
+class TableConsumer:
+    """Pending tasks of one (db, table), fed by ``source``, executed by ``handler``."""
+
+    db: str
+    table: str
+    source: PoppableTable
+    handler: Handler
+    reporter: StatusReporter | None = None
+    strict: bool = False
+    pending: dict[str, PendingForKey] = field(default_factory=dict)
+    stats: ConsumerStats = field(default_factory=ConsumerStats)
+    _rejected_keys: set[str] = field(default_factory=set)
+
+    # -- Selectable (delegates to the source) ---------------------------------------------------
+    def fileno(self) -> int:
+        return self.source.fileno()
+
+    def read_messages(self) -> None:
+        self.source.read_messages()
+
+    def has_work(self) -> bool:
+        return self.source.has_work()
+
+    # -- work -----------------------------------------------------------------------------------
+    def drain(self) -> int:
+        """Pop one batch into the pending map and execute everything pending; returns tasks done."""
+        merge_into(self.pending, self.source.pops())
+        return self.execute()
+
+    def execute(self) -> int:
+        """Run every pending task in order; returns how many completed (not NEED_RETRY)."""
+        done = 0
+        for key in list(self.pending):
+            remaining = list(self.pending[key])
+            while remaining:
+                result = self._run(remaining[0])
+                if not result.done:
+                    break
+                remaining.pop(0)
+                done += 1
+            if remaining:
+                self.pending[key] = tuple(remaining)
+            else:
+                del self.pending[key]
+        return done
+
+    def _run(self, task: KeyOpFieldsValues) -> Result:
+        try:
+            result = self.handler(task)
+        except Exception as exc:  # a program bug: SONiC's catch-all, written once
+            if self.strict:
+                raise
+            log.exception("daemon.task.crash db=%s table=%s key=%s", self.db, self.table, task.key)
+            result = Result.failed(f"internal error: {type(exc).__name__}: {exc}")
+        self.stats.executed += 1
+        self._account(task, result)
+        return result
+
+    def _account(self, task: KeyOpFieldsValues, result: Result) -> None:
+        if result.status is TaskStatus.NEED_RETRY:
+            self.stats.retried += 1
+            log.debug("daemon.task.retry table=%s key=%s reason=%s", self.table, task.key, result.reason)
+        elif result.rejected:
+            self.stats.rejected += 1
+            level = logging.ERROR if result.status is TaskStatus.FAILED else logging.WARNING
+            log.log(level, "daemon.task.%s table=%s key=%s op=%s reason=%s", result.status.name.lower(),
+                    self.table, task.key, task.op, result.reason)
+            self._rejected_keys.add(task.key)
+            if self.reporter:
+                self.reporter.rejected(self.db, self.table, task, result)
+        elif task.key in self._rejected_keys:
+            self._rejected_keys.discard(task.key)
+            if self.reporter:
+                self.reporter.cleared(self.db, self.table, task.key)
+
+    @property
+    def pending_count(self) -> int:
+        return sum(len(tasks) for tasks in self.pending.values())

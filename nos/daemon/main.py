@@ -1,0 +1,54 @@
+"""The shared entry point of every daemon: ``python -m <daemon> --redis URL [--log-level L]``.
+
+Each daemon supplies ``build(dbs, runner)`` that wires its consumers; this module connects to
+Redis (a clear one-line error if it cannot), sets up logging and runs the loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from nos.daemon.logs import setup_logging
+from nos.daemon.reporting import StateDbReporter
+from nos.daemon.runner import Runner
+from nos.db import Databases
+from nos.db.errors import DbError
+from nos.schema.dbconfig import STATE_DB
+
+log = logging.getLogger(__name__)
+
+Build = Callable[[Databases, Runner], None]
+
+
+def parse_args(name: str, argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=name, description=f"nos daemon {name}")
+    parser.add_argument("--redis", default=os.environ.get("NOS_REDIS"),
+                        help="Redis URL of the switch (unix:///path/redis.sock or redis://host:port); "
+                             "default $NOS_REDIS")
+    parser.add_argument("--log-level", default=os.environ.get("NOS_LOG_LEVEL", "INFO"))
+    parser.add_argument("--strict", action="store_true",
+                        help="re-raise unexpected exceptions instead of reporting them (tests)")
+    return parser.parse_args(argv)
+
+
+def daemon_main(name: str, build: Build, argv: Sequence[str] | None = None) -> int:
+    args = parse_args(name, argv)
+    setup_logging(args.log_level)
+    if not args.redis:
+        print(f"{name}: no Redis given: pass --redis URL or set NOS_REDIS", file=sys.stderr)
+        return 2
+    dbs = Databases(args.redis)
+    try:
+        dbs[STATE_DB].ping()
+        runner = Runner(name, strict=args.strict, reporter=StateDbReporter(dbs, name))
+        build(dbs, runner)
+        return runner.run()
+    except DbError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        dbs.close()

@@ -1,0 +1,138 @@
+"""The one daemon runner: select loop over consumers, retries, timers, signals, clean shutdown.
+
+Every daemon (config managers, orchagent, syncd_sim) is a ``Runner`` with consumers and timers.
+After any task completes, pending work of every consumer is re-driven (a dependency may now be
+met); otherwise pending work is re-driven every ``retry_interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from nos.daemon.consumer import TableConsumer
+from nos.daemon.reporting import StateDbReporter
+from nos.daemon.timers import SignalWaker, Timer
+from nos.db import Select
+from nos.db.errors import DbConnectionError
+from nos.db.select import Selectable
+
+log = logging.getLogger(__name__)
+
+EXIT_OK = 0
+EXIT_DB_GONE = 2
+
+
+@dataclass
+class Runner:
+    """Runs one daemon until a signal or ``stop()``."""
+
+    name: str
+    strict: bool = False
+    reporter: StateDbReporter | None = None
+    retry_interval: float = 1.0
+    heartbeat_interval: float = 1.0
+    consumers: list[TableConsumer] = field(default_factory=list)
+    timers: list[Timer] = field(default_factory=list)
+    _others: list[tuple[Selectable, Callable[[], None]]] = field(default_factory=list)
+    _select: Select = field(default_factory=Select)
+    _stopping: bool = False
+    _last_redrive: float = 0.0
+
+    def add_consumer(self, consumer: TableConsumer) -> TableConsumer:
+        consumer.strict = self.strict
+        consumer.reporter = consumer.reporter or self.reporter
+        self.consumers.append(consumer)
+        self._select.add(consumer)
+        return consumer
+
+    def add_selectable(self, item: Selectable, on_ready: Callable[[], None]) -> None:
+        """A non-table selectable (e.g. a NotificationConsumer) and what to do when it is ready."""
+        self._others.append((item, on_ready))
+        self._select.add(item)
+
+    def add_timer(self, name: str, interval: float, callback: Callable[[], None]) -> Timer:
+        timer = Timer(name, interval, callback)
+        timer.arm(time.monotonic())
+        self.timers.append(timer)
+        return timer
+
+    def stop(self) -> None:
+        self._stopping = True
+
+    # -- the loop -------------------------------------------------------------------------------
+    def run(self) -> int:
+        waker = SignalWaker()
+        waker.install()
+        self._select.add(waker)
+        if self.reporter:
+            self.add_timer("heartbeat", self.heartbeat_interval, self._heartbeat)
+            self._heartbeat()
+        log.info("daemon.start name=%s consumers=%d", self.name, len(self.consumers))
+        try:
+            while not self._stopping and not waker.received:
+                self.step()
+        except DbConnectionError as exc:
+            log.error("daemon.db_gone name=%s error=%s", self.name, exc)
+            return EXIT_DB_GONE
+        finally:
+            self._select.remove(waker)
+            waker.close()
+        if self.reporter:
+            try:
+                self.reporter.heartbeat("stopped")
+            except DbConnectionError:
+                pass
+        log.info("daemon.stop name=%s", self.name)
+        return EXIT_OK
+
+    def step(self, max_wait: float | None = None) -> int:
+        """One iteration: wait for work or a timer, do it. Returns tasks completed."""
+        wait = self._wait_time(time.monotonic())
+        if max_wait is not None:
+            wait = min(wait, max_wait)
+        done = 0
+        for item in self._select.select(wait):
+            if isinstance(item, TableConsumer):
+                done += item.drain()
+            else:
+                self._dispatch_other(item)
+        now = time.monotonic()
+        for timer in self.timers:
+            if now >= timer.next_due:
+                timer.arm(now)
+                timer.callback()
+        if done or now - self._last_redrive >= self.retry_interval:
+            self._last_redrive = now
+            done += self.redrive()
+        return done
+
+    def _dispatch_other(self, item: Selectable) -> None:
+        for other, on_ready in self._others:
+            if other is item:
+                on_ready()
+
+    def _wait_time(self, now: float) -> float:
+        deadlines = [t.next_due for t in self.timers]
+        if any(c.pending for c in self.consumers):
+            deadlines.append(self._last_redrive + self.retry_interval)
+        return max(0.0, min(deadlines) - now) if deadlines else self.retry_interval
+
+    def redrive(self) -> int:
+        """Re-run pending work of every consumer until nothing more completes."""
+        total = 0
+        while True:
+            done = sum(c.execute() for c in self.consumers if c.pending)
+            total += done
+            if not done:
+                return total
+
+    def _heartbeat(self) -> None:
+        assert self.reporter is not None
+        self.reporter.heartbeat(
+            "running",
+            pending=sum(c.pending_count for c in self.consumers),
+            rejected=sum(c.stats.rejected for c in self.consumers),
+        )

@@ -1,0 +1,161 @@
+"""ConfigDBConnector: SONiC's Python view of CONFIG_DB (swss-common ``configdb.py`` semantics).
+
+* A row with no fields is stored as the placeholder ``NULL``=``NULL``; readers drop it.
+* A field whose name ends in ``@`` holds a comma-joined list and reads back as a Python list.
+* ``set_entry`` replaces a row (fields it lacks are deleted), ``mod_entry`` merges, ``None`` deletes.
+* ``mod_config`` merges a whole configuration: a table given as None is deleted, ``{}`` is a no-op.
+
+Deviation, stated: keys are ``|``-joined strings everywhere (tuples are accepted on input), where
+SONiC's Python API returns tuples for multi-part keys. That is the config_db.json form.
+Multi-row changes go through one Lua script (``apply``), so readers never see half of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from nos.db.connector import DBConnector
+from nos.db.errors import map_redis_errors
+from nos.db.lua import lua
+from nos.db.table import Table
+from nos.schema.tables import CONFIG_DB_INITIALIZED_KEY
+
+Value = str | list[str]
+Row = dict[str, Value]
+Config = dict[str, dict[str, Row]]
+Key = str | tuple[str, ...]
+
+NULL_FIELD = "NULL"
+LIST_SUFFIX = "@"
+CONFIG_SEPARATOR = "|"
+
+
+def typed_to_raw(row: Mapping[str, Value] | None) -> dict[str, str]:
+    """Row as Redis stores it: lists become ``field@`` = comma-joined, {} becomes NULL=NULL."""
+    if not row:
+        return {NULL_FIELD: NULL_FIELD}
+    raw: dict[str, str] = {}
+    for field, value in row.items():
+        if isinstance(value, list):
+            raw[field + LIST_SUFFIX] = ",".join(value)
+        else:
+            raw[field] = str(value)
+    return raw
+
+
+def raw_to_typed(raw: Mapping[str, str] | None) -> Row:
+    """Row as readers see it: NULL placeholder dropped, ``field@`` split into a list."""
+    typed: Row = {}
+    for field, value in (raw or {}).items():
+        if field == NULL_FIELD:
+            continue
+        if field.endswith(LIST_SUFFIX):
+            typed[field[:-1]] = value.split(",") if value else []
+        else:
+            typed[field] = value
+    return typed
+
+
+def join_key(key: Key) -> str:
+    return CONFIG_SEPARATOR.join(key) if isinstance(key, tuple) else key
+
+
+Mode = Literal["replace", "merge", "delete"]
+
+
+@dataclass(frozen=True, slots=True)
+class RowChange:
+    """One row change for ``ConfigDBConnector.apply``."""
+
+    table: str
+    key: str
+    mode: Mode
+    row: Row | None = None
+
+
+class ConfigDBConnector:
+    """CONFIG_DB reads and writes with SONiC's semantics."""
+
+    def __init__(self, db: DBConnector) -> None:
+        self.db = db
+        self.sep = db.separator
+        self._apply = db.script("config_apply", lua("config_apply"))
+
+    def _hash(self, table: str, key: Key) -> str:
+        return f"{table.upper()}{self.sep}{join_key(key)}"
+
+    # -- reads ---------------------------------------------------------------------------------
+    def get_entry(self, table: str, key: Key) -> Row:
+        with map_redis_errors(f"get {self._hash(table, key)}"):
+            return raw_to_typed(self.db.client.hgetall(self._hash(table, key)))
+
+    def get_keys(self, table: str) -> list[str]:
+        return Table(self.db, table.upper()).keys()
+
+    def get_table(self, table: str) -> dict[str, Row]:
+        return {key: raw_to_typed(raw) for key, raw in Table(self.db, table.upper()).get_all().items()}
+
+    def get_config(self) -> Config:
+        """The whole of CONFIG_DB as a config_db.json document."""
+        with map_redis_errors("dump CONFIG_DB"):
+            names = [n for n in self.db.client.keys("*") if self.sep in n]
+            pipe = self.db.client.pipeline(transaction=False)
+            for name in names:
+                pipe.type(name)
+            types = pipe.execute()
+            hashes = [n for n, t in zip(names, types, strict=True) if t == "hash"]
+            for name in hashes:
+                pipe.hgetall(name)
+            rows = pipe.execute()
+        config: Config = {}
+        for name, raw in zip(hashes, rows, strict=True):
+            table, _, key = name.partition(self.sep)
+            config.setdefault(table, {})[key] = raw_to_typed(raw)
+        return config
+
+    # -- writes --------------------------------------------------------------------------------
+    def set_entry(self, table: str, key: Key, data: Row | None) -> None:
+        mode: Mode = "delete" if data is None else "replace"
+        self.apply([RowChange(table.upper(), join_key(key), mode, data)])
+
+    def mod_entry(self, table: str, key: Key, data: Row | None) -> None:
+        mode: Mode = "delete" if data is None else "merge"
+        self.apply([RowChange(table.upper(), join_key(key), mode, data)])
+
+    def delete_table(self, table: str) -> None:
+        self.apply([RowChange(table.upper(), key, "delete") for key in self.get_keys(table)])
+
+    def mod_config(self, config: Mapping[str, Mapping[str, Row | None] | None]) -> None:
+        """Merge a configuration, atomically."""
+        changes: list[RowChange] = []
+        for table, rows in config.items():
+            if rows is None:
+                changes += [RowChange(table.upper(), key, "delete") for key in self.get_keys(table)]
+                continue
+            for key, row in rows.items():
+                changes.append(RowChange(table.upper(), join_key(key), "delete" if row is None else "merge", row))
+        self.apply(changes)
+
+    def apply(self, changes: Iterable[RowChange]) -> int:
+        """Apply row changes in one atomic script; returns rows touched."""
+        args: list[str] = []
+        for change in changes:
+            raw = {} if change.mode == "delete" else typed_to_raw(change.row)
+            args += [self._hash(change.table, change.key), change.mode, str(len(raw))]
+            for field, value in raw.items():
+                args += [field, value]
+        if not args:
+            return 0
+        with map_redis_errors("apply CONFIG_DB changes"):
+            return int(self._apply(keys=[], args=args))
+
+    # -- the init indicator --------------------------------------------------------------------
+    def set_initialized(self) -> None:
+        with map_redis_errors("set CONFIG_DB_INITIALIZED"):
+            self.db.client.set(CONFIG_DB_INITIALIZED_KEY, "1")
+
+    def is_initialized(self) -> bool:
+        with map_redis_errors("get CONFIG_DB_INITIALIZED"):
+            return bool(self.db.client.get(CONFIG_DB_INITIALIZED_KEY))

@@ -1,0 +1,87 @@
+"""DBConnector: one logical SONiC database (name, id, separator) on the switch's Redis.
+
+A switch has one Redis instance; each logical DB is a Redis DB number. URLs are
+``unix:///path/redis.sock`` or ``redis://host:port`` (a bare path is taken as a unix socket).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+import redis
+
+from nos.db.errors import DbConnectionError, map_redis_errors
+from nos.schema.dbconfig import SonicDBConfig, default_db_config
+
+
+def normalise_url(url: str) -> str:
+    """Accept a bare socket path or ``unix:``/``redis:`` URLs; return a redis-py URL."""
+    if url.startswith(("unix://", "redis://", "rediss://")):
+        return url
+    if url.startswith("/"):
+        return f"unix://{url}"
+    raise ValueError(f"not a Redis URL: {url!r} (use unix:///path/redis.sock or redis://host:port)")
+
+
+class DBConnector:
+    """A connection to one logical database, as swss-common's ``DBConnector``."""
+
+    def __init__(self, db: str | int, url: str, *, config: SonicDBConfig | None = None) -> None:
+        self.config = config or default_db_config()
+        self.name = db if isinstance(db, str) else self.config.name_of(db)
+        info = self.config.info(self.name)
+        self.id = info.id
+        self.separator = info.separator
+        self.url = normalise_url(url)
+        self.client: redis.Redis = redis.Redis.from_url(
+            self.url, db=self.id, decode_responses=True, health_check_interval=0
+        )
+
+    def __repr__(self) -> str:
+        return f"DBConnector({self.name}={self.id}, {self.url})"
+
+    def ping(self) -> None:
+        """Raise ``DbConnectionError`` unless Redis answers."""
+        with map_redis_errors(f"ping {self.name}"):
+            if not self.client.ping():
+                raise DbConnectionError(f"{self.name}: PING not answered")
+
+    def pubsub(self) -> Any:
+        """A new pub/sub connection (keyspace and table channels are server-wide)."""
+        return self.client.pubsub(ignore_subscribe_messages=False)
+
+    @cached_property
+    def scripts(self) -> dict[str, Any]:
+        """Cache of registered Lua scripts (by name) on this connection."""
+        return {}
+
+    def script(self, name: str, source: str) -> Any:
+        """A registered redis-py Script (EVALSHA with automatic load on NOSCRIPT)."""
+        found = self.scripts.get(name)
+        if found is None:
+            found = self.scripts[name] = self.client.register_script(source)
+        return found
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class Databases:
+    """Factory and cache of ``DBConnector``s of one switch (one Redis URL)."""
+
+    def __init__(self, url: str, config: SonicDBConfig | None = None) -> None:
+        self.url = normalise_url(url)
+        self.config = config or default_db_config()
+        self._connectors: dict[str, DBConnector] = {}
+
+    def __getitem__(self, name: str) -> DBConnector:
+        conn = self._connectors.get(name)
+        if conn is None:
+            conn = self._connectors[name] = DBConnector(name, self.url, config=self.config)
+        return conn
+
+    def close(self) -> None:
+        for conn in self._connectors.values():
+            conn.close()
+        self._connectors.clear()

@@ -1,0 +1,70 @@
+"""ConsumerStateTable: the reader side of SONiC's APPL_DB transport (swss-common semantics).
+
+``pops()`` runs one Lua script: SPOP up to the batch size from ``T_KEY_SET``; for each key apply a
+pending delete, copy the pending fields into the row ``T<sep><key>`` and return them. No order
+across keys; several SETs of a key merge; DEL then SET of a key is returned as DEL, SET.
+"""
+
+from __future__ import annotations
+
+from nos.db.connector import DBConnector
+from nos.db.errors import map_redis_errors
+from nos.db.keyops import DEL_COMMAND, SET_COMMAND, KeyOpFieldsValues
+from nos.db.lua import lua
+from nos.db.producer_state import channel_name, del_set_name, key_set_name
+from nos.db.subscription import Subscription
+
+DEFAULT_POP_BATCH_SIZE = 128  # TableConsumable::DEFAULT_POP_BATCH_SIZE
+
+
+class ConsumerStateTable:
+    """Pops changes written by ProducerStateTables; a selectable for ``Select``."""
+
+    def __init__(self, db: DBConnector, table_name: str, pop_batch_size: int = DEFAULT_POP_BATCH_SIZE) -> None:
+        self.db = db
+        self.name = table_name
+        self.pop_batch_size = pop_batch_size
+        self.key_set = key_set_name(table_name)
+        self.del_set = del_set_name(table_name)
+        self.channel = channel_name(table_name, db.id)
+        self.table_prefix = f"{table_name}{db.separator}"
+        self._pops = db.script("consumer_state_pops", lua("consumer_state_pops"))
+        self._sub = Subscription(db)
+        self._sub.subscribe(channels=[self.channel])
+        # Subscribed first, then counted: keys pending from before we started are not missed.
+        with map_redis_errors(f"consumer {table_name}"):
+            self._work = int(db.client.scard(self.key_set)) > 0
+
+    # -- Selectable ----------------------------------------------------------------------------
+    def fileno(self) -> int:
+        return self._sub.fileno()
+
+    def read_messages(self) -> None:
+        if self._sub.drain():
+            self._work = True
+
+    def has_work(self) -> bool:
+        return self._work
+
+    # -- popping -------------------------------------------------------------------------------
+    def pops(self) -> list[KeyOpFieldsValues]:
+        """Up to ``pop_batch_size`` keys' changes. Work stays flagged while a batch comes back full."""
+        with map_redis_errors(f"consumer {self.name} pops"):
+            reply = self._pops(
+                keys=[self.key_set, self.table_prefix, self.del_set],
+                args=[str(self.pop_batch_size), "_"],
+            )
+        out = []
+        keys_seen = set()
+        for key, flat in reply or ():
+            keys_seen.add(key)
+            if flat:
+                fvs = tuple(zip(flat[0::2], flat[1::2], strict=True))
+                out.append(KeyOpFieldsValues(key, SET_COMMAND, fvs))
+            else:
+                out.append(KeyOpFieldsValues(key, DEL_COMMAND, ()))
+        self._work = len(keys_seen) >= self.pop_batch_size
+        return out
+
+    def close(self) -> None:
+        self._sub.close()

@@ -1,0 +1,35 @@
+-- Apply many CONFIG_DB row changes atomically (ConfigDBConnector set_entry / mod_entry / delete).
+-- ARGV: repeated groups  <redis key> <mode> <nfields> f1 v1 ...   mode: replace | merge | delete
+--   replace: HSET the new fields and HDEL fields the row had but the new one lacks (set_entry)
+--   merge:   HSET the new fields, others stay (mod_entry)
+--   delete:  DEL the row
+-- Field-less rows arrive as the placeholder NULL=NULL. Returns the number of rows touched.
+local i = 1
+local touched = 0
+while i <= #ARGV do
+    local key, mode, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+    if mode == 'delete' then
+        touched = touched + redis.call('DEL', key)
+    else
+        local new = {}
+        local hset = {'HSET', key}
+        for j = 0, n - 1 do
+            local f, v = ARGV[i + 3 + j * 2], ARGV[i + 4 + j * 2]
+            new[f] = true
+            hset[#hset + 1] = f
+            hset[#hset + 1] = v
+        end
+        if mode == 'replace' then
+            local old = redis.call('HKEYS', key)
+            local gone = {'HDEL', key}
+            for _, f in ipairs(old) do
+                if not new[f] then gone[#gone + 1] = f end
+            end
+            if #gone > 2 then redis.call(unpack(gone)) end
+        end
+        if #hset > 2 then redis.call(unpack(hset)) end
+        touched = touched + 1
+    end
+    i = i + 3 + n * 2
+end
+return touched

@@ -1,0 +1,15 @@
+-- ProducerStateTable del, one or many keys (swss-common producerstatetable.cpp semantics).
+-- KEYS[1] channel  KEYS[2] <T>_KEY_SET  KEYS[3] <T>_DEL_SET  KEYS[4] state-hash prefix "_<T><sep>"
+-- ARGV[1] payload ("G"), ARGV[2..] keys.
+-- Effects per key: SADD key set; SADD del set; DEL the pending state hash (pending fields dropped).
+local added = 0
+for i = 2, #ARGV do
+    local key = ARGV[i]
+    added = added + redis.call('SADD', KEYS[2], key)
+    redis.call('SADD', KEYS[3], key)
+    redis.call('DEL', KEYS[4] .. key)
+end
+if added > 0 and KEYS[1] ~= '' then
+    redis.call('PUBLISH', KEYS[1], ARGV[1])
+end
+return added

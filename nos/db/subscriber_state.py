@@ -1,0 +1,78 @@
+"""SubscriberStateTable: follow a CONFIG_DB/STATE_DB table through keyspace notifications.
+
+As swss-common: PSUBSCRIBE ``__keyspace@<db>__:<TABLE><sep>*``, then queue every existing row as a
+SET (the initial dump). A ``del`` event gives DEL; any other event re-reads the whole row and gives
+SET with the complete current contents ("level triggered"); a row already gone again is skipped.
+Events for one key that arrive before a pop are coalesced by the orchagent rule: DEL supersedes,
+and a SET after a DEL is kept after it.
+"""
+
+from __future__ import annotations
+
+from nos.db.connector import DBConnector
+from nos.db.errors import map_redis_errors
+from nos.db.keyops import KeyOpFieldsValues
+from nos.db.subscription import Subscription
+from nos.db.table import Table, _glob_escape
+
+DEFAULT_POP_BATCH_SIZE = 128
+# Events that mean the row is gone. swss-common treats only "del" so; expiry/eviction of a row is a
+# deletion for every reader, so they are treated the same here.
+_GONE_EVENTS = frozenset({"del", "expired", "evicted"})
+
+
+class SubscriberStateTable:
+    """Full-row change feed of one table; a selectable for ``Select``."""
+
+    def __init__(self, db: DBConnector, table_name: str, pop_batch_size: int = DEFAULT_POP_BATCH_SIZE) -> None:
+        self.db = db
+        self.name = table_name
+        self.pop_batch_size = pop_batch_size
+        self.table = Table(db, table_name)
+        self.channel_prefix = f"__keyspace@{db.id}__:"
+        self.pattern = self.channel_prefix + _glob_escape(self.table.prefix) + "*"
+        # key -> [delete pending, set pending]; dict keeps arrival order
+        self._pending: dict[str, list[bool]] = {}
+        self._sub = Subscription(db)
+        self._sub.subscribe(patterns=[self.pattern])
+        for key in self.table.keys():  # initial dump, after the subscription is confirmed
+            self._pending[key] = [False, True]
+
+    # -- Selectable ----------------------------------------------------------------------------
+    def fileno(self) -> int:
+        return self._sub.fileno()
+
+    def read_messages(self) -> None:
+        cut = len(self.channel_prefix) + len(self.table.prefix)
+        for msg in self._sub.drain():
+            key = msg.channel[cut:]
+            if msg.data in _GONE_EVENTS:
+                self._pending[key] = [True, False]
+            else:
+                self._pending.setdefault(key, [False, False])[1] = True
+
+    def has_work(self) -> bool:
+        return bool(self._pending)
+
+    # -- popping -------------------------------------------------------------------------------
+    def pops(self) -> list[KeyOpFieldsValues]:
+        """Up to ``pop_batch_size`` keys' changes, rows read at pop time in one pipeline."""
+        batch = list(self._pending.items())[: self.pop_batch_size]
+        for key, _ in batch:
+            del self._pending[key]
+        to_read = [key for key, (_, is_set) in batch if is_set]
+        with map_redis_errors(f"subscriber {self.name} pops"):
+            pipe = self.db.client.pipeline(transaction=False)
+            for key in to_read:
+                pipe.hgetall(self.table.key_name(key))
+            rows = dict(zip(to_read, pipe.execute(), strict=True))
+        out = []
+        for key, (is_del, is_set) in batch:
+            if is_del:
+                out.append(KeyOpFieldsValues.delete(key))
+            if is_set and rows.get(key):
+                out.append(KeyOpFieldsValues.set(key, rows[key]))
+        return out
+
+    def close(self) -> None:
+        self._sub.close()

@@ -1,0 +1,102 @@
+"""A pub/sub connection that a selectable owns: subscribe (confirmed), drain, expose its socket.
+
+Each selectable has its own subscription connection, as in swss-common, so it can be used alone
+or inside a ``Select``. Channels and keyspace notifications are server-wide (not per DB).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from nos.db.connector import DBConnector
+from nos.db.errors import DbConnectionError, DbProtocolError, map_redis_errors
+
+_CONFIRM_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One delivered pub/sub message (``pattern`` set for keyspace-pattern deliveries)."""
+
+    channel: str
+    data: str
+    pattern: str | None = None
+
+
+class Subscription:
+    """Subscribes to channels/patterns on its own connection and hands back data messages."""
+
+    def __init__(self, db: DBConnector) -> None:
+        self.db = db
+        self._pubsub = db.pubsub()
+        self._backlog: list[Message] = []
+
+    def subscribe(self, channels: Iterable[str] = (), patterns: Iterable[str] = ()) -> None:
+        """Subscribe and wait until Redis confirms, so no later publish can be missed."""
+        channels, patterns = list(channels), list(patterns)
+        with map_redis_errors(f"subscribe {channels + patterns}"):
+            if channels:
+                self._pubsub.subscribe(*channels)
+            if patterns:
+                self._pubsub.psubscribe(*patterns)
+            self._await_confirmations(len(channels) + len(patterns))
+
+    def _await_confirmations(self, expected: int) -> None:
+        deadline = time.monotonic() + _CONFIRM_TIMEOUT_S
+        confirmed = 0
+        while confirmed < expected:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DbProtocolError(f"subscription not confirmed within {_CONFIRM_TIMEOUT_S}s")
+            msg = self._pubsub.get_message(timeout=left)
+            if msg is None:
+                continue
+            if msg["type"] in ("subscribe", "psubscribe"):
+                confirmed += 1
+            else:
+                self._keep(msg)
+
+    def _keep(self, msg: dict[str, object]) -> None:
+        if msg["type"] in ("message", "pmessage"):
+            pattern = msg.get("pattern")
+            self._backlog.append(
+                Message(str(msg["channel"]), str(msg["data"]), str(pattern) if pattern else None)
+            )
+
+    def fileno(self) -> int:
+        """The socket to wait on in ``select()``."""
+        conn = self._pubsub.connection
+        if conn is None or conn._sock is None:  # redis-py keeps the socket private
+            raise DbConnectionError("subscription connection is closed")
+        fd: int = conn._sock.fileno()
+        return fd
+
+    def drain(self) -> list[Message]:
+        """Every message already received, without blocking (parser buffer emptied too)."""
+        out, self._backlog = self._backlog, []
+        with map_redis_errors("read subscription"):
+            while True:
+                msg = self._pubsub.get_message(timeout=0.0)
+                if msg is None:
+                    return out
+                if msg["type"] in ("message", "pmessage"):
+                    pattern = msg.get("pattern")
+                    out.append(Message(str(msg["channel"]), str(msg["data"]), str(pattern) if pattern else None))
+
+    def wait(self, timeout: float) -> list[Message]:
+        """Block up to ``timeout`` seconds for at least one message, then drain."""
+        if self._backlog:
+            return self.drain()
+        with map_redis_errors("read subscription"):
+            msg = self._pubsub.get_message(timeout=timeout)
+        if msg is not None:
+            self._keep(msg)
+        return self.drain()
+
+    def close(self) -> None:
+        try:
+            self._pubsub.close()
+        except Exception:  # closing a dead connection is not an error worth reporting
+            pass

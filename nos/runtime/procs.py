@@ -1,0 +1,62 @@
+"""Child processes of a switch: spawn them so they die with their parent, stop them politely.
+
+Children run in their own session (Ctrl-C reaches only the supervisor, which stops them in
+order) and get SIGTERM if the supervisor dies (Linux ``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):
+            pass
+
+
+def spawn(argv: Sequence[str], *, log_path: Path | None = None, env: dict[str, str] | None = None,
+          tie_to_parent: bool = True) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in its own session, output appended to ``log_path`` (or discarded)."""
+    out: IO[bytes] | int = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        return subprocess.Popen(
+            list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True, env=env, preexec_fn=_die_with_parent if tie_to_parent else None,
+        )
+    finally:
+        if not isinstance(out, int):
+            out.close()
+
+
+def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> int | None:
+    """SIGTERM, wait up to ``timeout``, then SIGKILL. Returns the exit status."""
+    if proc.poll() is not None:
+        return proc.returncode
+    proc.terminate()
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait(timeout)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

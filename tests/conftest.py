@@ -1,0 +1,66 @@
+"""Shared fixtures: a real redis-server started for the test session (never a fake)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from nos.db import Databases
+from nos.runtime.redis_server import RedisServer
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path_factory.mktemp("redis"), port=0)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session server's URL, with every DB flushed before the test."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url
+
+
+@pytest.fixture
+def dbs(redis_url: str) -> Iterator[Databases]:
+    databases = Databases(redis_url)
+    yield databases
+    databases.close()
+
+
+@pytest.fixture
+def raw(redis_url: str) -> Callable[[int], redis.Redis]:
+    """A plain redis-py client on DB n, to observe exactly what the layer wrote."""
+    clients: list[redis.Redis] = []
+
+    def make(db: int) -> redis.Redis:
+        client = redis.Redis.from_url(redis_url, db=db, decode_responses=True)
+        clients.append(client)
+        return client
+
+    yield make  # type: ignore[misc]
+    for client in clients:
+        client.close()
+
+
+def wait_until(predicate: Callable[[], object], timeout: float = 5.0, interval: float = 0.01) -> object:
+    """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"condition not met within {timeout}s: {predicate}")
+        time.sleep(interval)

@@ -1,0 +1,96 @@
+"""ConfigDBConnector: NULL rows, @ list fields, set vs mod, atomic multi-row apply."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from nos.db import ConfigDBConnector, RowChange, Select, SubscriberStateTable
+from nos.db.configdb import raw_to_typed, typed_to_raw
+from tests.conftest import wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def test_typed_raw_rules():
+    assert typed_to_raw({}) == {"NULL": "NULL"}
+    assert typed_to_raw({"dhcp_servers": ["1.1.1.1", "2.2.2.2"], "vlanid": "100"}) == {
+        "dhcp_servers@": "1.1.1.1,2.2.2.2", "vlanid": "100"}
+    assert raw_to_typed({"NULL": "NULL"}) == {}
+    assert raw_to_typed({"members@": "Ethernet0,Ethernet4"}) == {"members": ["Ethernet0", "Ethernet4"]}
+
+
+def test_empty_row_is_stored_as_null_placeholder(dbs, raw):
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    cdb.set_entry("PORTCHANNEL_MEMBER", ("PortChannel1", "Ethernet0"), {})
+    assert raw(4).hgetall("PORTCHANNEL_MEMBER|PortChannel1|Ethernet0") == {"NULL": "NULL"}
+    assert cdb.get_entry("PORTCHANNEL_MEMBER", "PortChannel1|Ethernet0") == {}
+    assert cdb.get_keys("PORTCHANNEL_MEMBER") == ["PortChannel1|Ethernet0"]
+
+
+def test_set_entry_replaces_mod_entry_merges(dbs, raw):
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    cdb.set_entry("VLAN", "Vlan100", {"vlanid": "100", "mtu": "9100", "dhcp_servers": ["1.1.1.1"]})
+    cdb.mod_entry("VLAN", "Vlan100", {"admin_status": "up"})
+    assert raw(4).hgetall("VLAN|Vlan100") == {
+        "vlanid": "100", "mtu": "9100", "dhcp_servers@": "1.1.1.1", "admin_status": "up"}
+    cdb.set_entry("VLAN", "Vlan100", {"vlanid": "100"})
+    assert raw(4).hgetall("VLAN|Vlan100") == {"vlanid": "100"}
+    cdb.set_entry("VLAN", "Vlan100", None)
+    assert not raw(4).exists("VLAN|Vlan100")
+
+
+def test_replace_is_seen_as_one_full_row_set_not_delete(dbs):
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    cdb.set_entry("PORT", "Ethernet0", {"speed": "400000", "mtu": "9100", "fec": "rs"})
+    sub = SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+    sub.pops()
+    select = Select()
+    select.add(sub)
+    cdb.set_entry("PORT", "Ethernet0", {"speed": "100000", "mtu": "9100"})
+    got = []
+    wait_until(lambda: (select.select(0.1) and got.extend(sub.pops())) or got)
+    assert all(p.op == "SET" for p in got)
+    assert got[-1].fields == {"speed": "100000", "mtu": "9100"}
+
+
+def test_mod_config_and_get_config_round_trip(dbs, raw):
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    config = {
+        "PORT": {"Ethernet0": {"speed": "400000"}, "Ethernet4": {"speed": "400000"}},
+        "VLAN_MEMBER": {"Vlan100|Ethernet0": {"tagging_mode": "untagged"}},
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, "Loopback0|10.1.0.1/32": {}},
+    }
+    cdb.mod_config(config)
+    cdb.set_initialized()
+    assert cdb.get_config() == config
+    assert raw(4).get("CONFIG_DB_INITIALIZED") == "1"
+    cdb.mod_config({"PORT": None, "VLAN_MEMBER": {}})
+    assert "PORT" not in cdb.get_config()
+    assert cdb.get_config()["VLAN_MEMBER"] == config["VLAN_MEMBER"]
+
+
+def test_apply_is_atomic_for_readers(dbs, raw):
+    """Many rows in one script: a reader on another connection sees none or all of them."""
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    reader = raw(4)
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            seen.append(len(reader.keys("QUEUE|*")))
+
+    thread = threading.Thread(target=watch)
+    thread.start()
+    try:
+        wait_until(lambda: len(seen) > 3)
+        changes = [RowChange("QUEUE", f"Ethernet{4 * i}|3", "replace", {"scheduler": "scheduler.1"})
+                   for i in range(2000)]
+        assert cdb.apply(changes) == 2000
+        wait_until(lambda: seen[-1] == 2000)
+    finally:
+        stop.set()
+        thread.join()
+    assert set(seen) <= {0, 2000}

@@ -1,0 +1,145 @@
+"""ProducerStateTable / ConsumerStateTable against a real redis-server: swss-common's exact wire format."""
+
+from __future__ import annotations
+
+import pytest
+
+from nos.db import ConsumerStateTable, KeyOpFieldsValues, ProducerStateTable, Select
+from tests.conftest import wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def channel_messages(pubsub):
+    out = []
+    while (msg := pubsub.get_message(timeout=0.2)) is not None:
+        if msg["type"] == "message":
+            out.append((msg["channel"], msg["data"]))
+    return out
+
+
+def test_producer_set_writes_key_set_state_hash_and_publishes_g(dbs, raw):
+    appl = raw(0)
+    watcher = appl.pubsub(ignore_subscribe_messages=True)
+    watcher.subscribe("ROUTE_TABLE_CHANNEL@0")
+    watcher.get_message(timeout=1)  # subscribe confirmation
+    producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE")
+
+    producer.set("10.1.0.0/24", {"nexthop": "10.0.0.1", "ifname": "Ethernet0"})
+
+    assert appl.smembers("ROUTE_TABLE_KEY_SET") == {"10.1.0.0/24"}
+    assert appl.hgetall("_ROUTE_TABLE:10.1.0.0/24") == {"nexthop": "10.0.0.1", "ifname": "Ethernet0"}
+    assert not appl.exists("ROUTE_TABLE:10.1.0.0/24")
+    assert channel_messages(watcher) == [("ROUTE_TABLE_CHANNEL@0", "G")]
+
+    # a second set of a key already pending merges fields and publishes nothing
+    producer.set("10.1.0.0/24", {"protocol": "bgp"})
+    assert appl.hgetall("_ROUTE_TABLE:10.1.0.0/24")["protocol"] == "bgp"
+    assert channel_messages(watcher) == []
+
+
+def test_producer_del_uses_del_set_and_drops_pending_fields(dbs, raw):
+    appl = raw(0)
+    producer = ProducerStateTable(dbs["APPL_DB"], "VLAN_TABLE")
+    producer.set("Vlan100", {"admin_status": "up"})
+    producer.delete("Vlan100")
+    assert appl.smembers("VLAN_TABLE_KEY_SET") == {"Vlan100"}
+    assert appl.smembers("VLAN_TABLE_DEL_SET") == {"Vlan100"}
+    assert not appl.exists("_VLAN_TABLE:Vlan100")
+
+
+def test_consumer_pops_moves_fields_into_the_row(dbs, raw):
+    appl = raw(0)
+    producer = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    producer.set("Ethernet0", {"speed": "400000", "mtu": "9100"})
+
+    popped = consumer.pops()
+
+    assert popped == [KeyOpFieldsValues.set("Ethernet0", {"speed": "400000", "mtu": "9100"})]
+    assert appl.hgetall("PORT_TABLE:Ethernet0") == {"speed": "400000", "mtu": "9100"}
+    assert not appl.exists("_PORT_TABLE:Ethernet0")
+    assert appl.scard("PORT_TABLE_KEY_SET") == 0
+    assert consumer.pops() == []
+
+
+def test_set_then_set_merges_and_del_then_set_gives_del_then_set(dbs, raw):
+    appl = raw(0)
+    producer = ProducerStateTable(dbs["APPL_DB"], "INTF_TABLE")
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "INTF_TABLE")
+    producer.set("Ethernet0", {"vrf_name": "Vrf1", "mtu": "9100"})
+    consumer.pops()
+
+    producer.delete("Ethernet0")
+    producer.set("Ethernet0", {"mtu": "1500"})
+    popped = consumer.pops()
+
+    assert [p.op for p in popped] == ["DEL", "SET"]
+    assert popped[1].fields == {"mtu": "1500"}
+    # the delete cleared the row first: the old vrf_name is gone
+    assert appl.hgetall("INTF_TABLE:Ethernet0") == {"mtu": "1500"}
+
+
+def test_set_then_del_gives_del(dbs, raw):
+    producer = ProducerStateTable(dbs["APPL_DB"], "LAG_TABLE")
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "LAG_TABLE")
+    producer.set("PortChannel1", {"mtu": "9100"})
+    producer.delete("PortChannel1")
+    assert consumer.pops() == [KeyOpFieldsValues.delete("PortChannel1")]
+    assert not raw(0).exists("LAG_TABLE:PortChannel1")
+
+
+def test_pops_are_batched_at_128_and_work_stays_flagged(dbs):
+    producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE", buffered=True)
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "ROUTE_TABLE")
+    producer.set_many([(f"10.0.{i}.0/24", {"nexthop": "10.0.0.1"}) for i in range(300)])
+    producer.flush()
+    select = Select()
+    select.add(consumer)
+
+    sizes = []
+    while select.select(timeout=1.0):
+        sizes.append(len(consumer.pops()))
+    assert sizes == [128, 128, 44]
+    assert not consumer.has_work()
+
+
+def test_consumer_started_after_producer_sees_pending_keys(dbs):
+    producer = ProducerStateTable(dbs["APPL_DB"], "NEIGH_TABLE")
+    producer.set("Ethernet0:10.0.0.1", {"neigh": "00:11:22:33:44:55", "family": "IPv4"})
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "NEIGH_TABLE")
+    assert consumer.has_work()
+    assert [p.key for p in consumer.pops()] == ["Ethernet0:10.0.0.1"]
+
+
+def test_select_wakes_on_publish_from_another_connection(dbs, raw):
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "FDB_TABLE")
+    select = Select()
+    select.add(consumer)
+    assert select.select(timeout=0.05) == []
+    # a foreign producer speaking the raw protocol (as the conformance runner does)
+    appl = raw(0)
+    pipe = appl.pipeline(transaction=True)
+    pipe.hset("_FDB_TABLE:Vlan2:52:54:00:25:06:e9", mapping={"port": "Ethernet0", "type": "dynamic"})
+    pipe.sadd("FDB_TABLE_KEY_SET", "Vlan2:52:54:00:25:06:e9")
+    pipe.publish("FDB_TABLE_CHANNEL@0", "G")
+    pipe.execute()
+    assert wait_until(lambda: select.select(timeout=0.5)) == [consumer]
+    assert consumer.pops()[0].fields == {"port": "Ethernet0", "type": "dynamic"}
+
+
+def test_empty_set_is_refused_by_producer(dbs):
+    producer = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    with pytest.raises(ValueError, match="at least one field"):
+        producer.set("Ethernet0", {})
+
+
+def test_clear_and_count(dbs, raw):
+    producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE")
+    producer.set("a", {"x": "1"})
+    producer.delete("b")
+    assert producer.count() == 2
+    producer.clear()
+    appl = raw(0)
+    assert producer.count() == 0
+    assert not appl.exists("ROUTE_TABLE_DEL_SET") and not appl.exists("_ROUTE_TABLE:a")

@@ -1,0 +1,97 @@
+"""SubscriberStateTable: keyspace-driven, full-row delivery, initial dump."""
+
+from __future__ import annotations
+
+import pytest
+
+from nos.db import KeyOpFieldsValues, Select, SubscriberStateTable, Table
+from tests.conftest import wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def drain(sub: SubscriberStateTable, select: Select, want: int, timeout: float = 3.0):
+    got = []
+
+    def step():
+        if select.select(timeout=0.1):
+            got.extend(sub.pops())
+        return len(got) >= want
+
+    wait_until(step, timeout)
+    return got
+
+
+def test_initial_dump_queues_existing_rows_as_set(dbs):
+    cfg = Table(dbs["CONFIG_DB"], "PORT")
+    cfg.set("Ethernet0", {"speed": "400000"})
+    cfg.set("Ethernet4", {"speed": "100000"})
+    Table(dbs["CONFIG_DB"], "PORTCHANNEL").set("PortChannel1", {"mtu": "9100"})  # other table
+
+    sub = SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+
+    assert sub.has_work()
+    assert sorted(sub.pops(), key=lambda k: k.key) == [
+        KeyOpFieldsValues.set("Ethernet0", {"speed": "400000"}),
+        KeyOpFieldsValues.set("Ethernet4", {"speed": "100000"}),
+    ]
+
+
+def test_one_field_change_delivers_the_whole_row(dbs, raw):
+    sub = SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+    select = Select()
+    select.add(sub)
+    raw(4).hset("PORT|Ethernet0", mapping={"speed": "400000", "mtu": "9100"})
+    assert drain(sub, select, 1) == [KeyOpFieldsValues.set("Ethernet0", {"speed": "400000", "mtu": "9100"})]
+    raw(4).hset("PORT|Ethernet0", "mtu", "1500")
+    assert drain(sub, select, 1) == [KeyOpFieldsValues.set("Ethernet0", {"speed": "400000", "mtu": "1500"})]
+
+
+def test_delete_event_gives_del_and_prefix_tables_are_not_mixed(dbs, raw):
+    cfg = raw(4)
+    cfg.hset("VLAN|Vlan100", "vlanid", "100")
+    sub = SubscriberStateTable(dbs["CONFIG_DB"], "VLAN")
+    sub.pops()
+    select = Select()
+    select.add(sub)
+    cfg.hset("VLAN_MEMBER|Vlan100|Ethernet0", "tagging_mode", "untagged")  # must not match VLAN|*
+    cfg.delete("VLAN|Vlan100")
+    assert drain(sub, select, 1) == [KeyOpFieldsValues.delete("Vlan100")]
+    assert select.select(timeout=0.2) == []
+
+
+def test_delete_then_recreate_before_pop_gives_del_then_set(dbs, raw):
+    cfg = raw(4)
+    cfg.hset("VRF|Vrf1", "vni", "100")
+    sub = SubscriberStateTable(dbs["CONFIG_DB"], "VRF")
+    sub.pops()
+    pipe = cfg.pipeline(transaction=True)
+    pipe.delete("VRF|Vrf1")
+    pipe.hset("VRF|Vrf1", "vni", "200")
+    pipe.execute()
+    wait_until(lambda: (sub.read_messages(), sub.has_work())[1])
+    assert sub.pops() == [KeyOpFieldsValues.delete("Vrf1"), KeyOpFieldsValues.set("Vrf1", {"vni": "200"})]
+
+
+def test_state_db_keys_with_separator_inside(dbs, raw):
+    """STATE_DB FDB_TABLE keys contain ':' after the '|' separator; the key is split at the first '|'."""
+    sub = SubscriberStateTable(dbs["STATE_DB"], "FDB_TABLE")
+    select = Select()
+    select.add(sub)
+    raw(6).hset("FDB_TABLE|Vlan3:52:54:00:25:06:e9", mapping={"port": "Ethernet0", "type": "dynamic"})
+    got = drain(sub, select, 1)
+    assert got[0].key == "Vlan3:52:54:00:25:06:e9"
+
+
+def test_many_events_for_one_key_coalesce(dbs, raw):
+    sub = SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+    pipe = raw(4).pipeline(transaction=True)
+    for i in range(50):
+        pipe.hset("PORT|Ethernet0", "mtu", str(9000 + i))
+    pipe.execute()
+    raw(4).hset("PORT|Ethernet4", "mtu", "1500")  # marker: its event arrives after the 50 others
+    wait_until(lambda: (sub.read_messages(), "Ethernet4" in sub._pending)[1])
+    assert sub.pops() == [
+        KeyOpFieldsValues.set("Ethernet0", {"mtu": "9049"}),
+        KeyOpFieldsValues.set("Ethernet4", {"mtu": "1500"}),
+    ]
