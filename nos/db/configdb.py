@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from nos.db.connector import DBConnector
 from nos.db.errors import map_redis_errors
@@ -89,7 +89,7 @@ class ConfigDBConnector:
     # -- reads ---------------------------------------------------------------------------------
     def get_entry(self, table: str, key: Key) -> Row:
         with map_redis_errors(f"get {self._hash(table, key)}"):
-            return raw_to_typed(self.db.client.hgetall(self._hash(table, key)))
+            return raw_to_typed(cast(dict[str, str], self.db.client.hgetall(self._hash(table, key))))
 
     def get_keys(self, table: str) -> list[str]:
         return Table(self.db, table.upper()).keys()
@@ -100,7 +100,7 @@ class ConfigDBConnector:
     def get_config(self) -> Config:
         """The whole of CONFIG_DB as a config_db.json document."""
         with map_redis_errors("dump CONFIG_DB"):
-            names = [n for n in self.db.client.keys("*") if self.sep in n]
+            names = [n for n in cast(list[str], self.db.client.keys("*")) if self.sep in n]
             pipe = self.db.client.pipeline(transaction=False)
             for name in names:
                 pipe.type(name)

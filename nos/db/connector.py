@@ -49,7 +49,7 @@ class DBConnector:
 
     def pubsub(self) -> Any:
         """A new pub/sub connection (keyspace and table channels are server-wide)."""
-        return self.client.pubsub(ignore_subscribe_messages=False)
+        return self.client.pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call]
 
     @cached_property
     def scripts(self) -> dict[str, Any]:

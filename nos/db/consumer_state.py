@@ -15,6 +15,7 @@ from nos.db.producer_state import channel_name, del_set_name, key_set_name
 from nos.db.subscription import Subscription
 
 DEFAULT_POP_BATCH_SIZE = 128  # TableConsumable::DEFAULT_POP_BATCH_SIZE
+MAX_POP_BATCH_SIZE = 1024     # swss-common SHA_POP_COMMAN_MAX_POP_SIZE: larger batches stall Redis
 
 
 class ConsumerStateTable:
@@ -23,6 +24,8 @@ class ConsumerStateTable:
     def __init__(self, db: DBConnector, table_name: str, pop_batch_size: int = DEFAULT_POP_BATCH_SIZE) -> None:
         self.db = db
         self.name = table_name
+        if not 0 < pop_batch_size <= MAX_POP_BATCH_SIZE:
+            raise ValueError(f"pop batch size must be 1..{MAX_POP_BATCH_SIZE}, not {pop_batch_size}")
         self.pop_batch_size = pop_batch_size
         self.key_set = key_set_name(table_name)
         self.del_set = del_set_name(table_name)
@@ -55,15 +58,13 @@ class ConsumerStateTable:
                 args=[str(self.pop_batch_size), "_"],
             )
         out = []
-        keys_seen = set()
         for key, flat in reply or ():
-            keys_seen.add(key)
             if flat:
-                fvs = tuple(zip(flat[0::2], flat[1::2], strict=True))
-                out.append(KeyOpFieldsValues(key, SET_COMMAND, fvs))
+                it = iter(flat)
+                out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(it, it, strict=True))))
             else:
                 out.append(KeyOpFieldsValues(key, DEL_COMMAND, ()))
-        self._work = len(keys_seen) >= self.pop_batch_size
+        self._work = len({k.key for k in out}) >= self.pop_batch_size
         return out
 
     def close(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SET_COMMAND = "SET"
 DEL_COMMAND = "DEL"
@@ -17,9 +17,9 @@ def as_fvs(fields: Mapping[str, str] | Iterable[tuple[str, str]]) -> FieldValues
     return tuple((str(f), str(v)) for f, v in items)
 
 
-@dataclass(frozen=True, slots=True)
-class KeyOpFieldsValues:
-    """One change of one row: swss-common's ``KeyOpFieldsValuesTuple``."""
+class KeyOpFieldsValues(NamedTuple):
+    """One change of one row: swss-common's ``KeyOpFieldsValuesTuple`` (a NamedTuple: cheap to build
+    on the pop path, immutable, and compares by value)."""
 
     key: str
     op: str

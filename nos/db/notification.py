@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -90,9 +91,13 @@ class NotificationConsumer:
         return out
 
     def wait(self, timeout: float) -> list[Notification]:
-        """Block up to ``timeout`` seconds for notifications (for callers without a Select)."""
-        if not self._queue:
-            self._ingest(self._sub.wait(timeout))
+        """Block up to ``timeout`` seconds until notifications (of the wanted ops) are queued."""
+        deadline = time.monotonic() + timeout
+        while not self._queue:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            self._ingest(self._sub.wait(left))
         return self.pops()
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from nos.db.lua import lua
 
 UPDATE_PAYLOAD = "G"  # SWSS_TABLE_UPDATE_NOTIFICATION
 FLUSH_EVERY = 128      # commands per pipeline flush when buffered (swss-common RedisPipeline default)
+MAX_KEYS_PER_SCRIPT = 512  # keys per Lua call: keeps unpack() within Lua's C stack
 
 
 def key_set_name(table: str) -> str:
@@ -57,16 +58,17 @@ class ProducerStateTable:
         self.set_many([(key, fields)])
 
     def set_many(self, entries: Sequence[tuple[str, Mapping[str, str] | Iterable[tuple[str, str]]]]) -> None:
-        """Several SETs in one script (swss-common's batched set)."""
-        args: list[str] = [UPDATE_PAYLOAD]
-        for key, fields in entries:
-            pairs = list(fields.items() if isinstance(fields, Mapping) else fields)
-            if not pairs:
-                raise ValueError(f"{self.name}:{key}: a SET needs at least one field (empty = DEL)")
-            args += [key, str(len(pairs))]
-            for field, value in pairs:
-                args += [str(field), str(value)]
-        if len(args) > 1:
+        """Several SETs, in scripts of at most ``MAX_KEYS_PER_SCRIPT`` keys (swss-common's batched set)."""
+        for start in range(0, len(entries), MAX_KEYS_PER_SCRIPT):
+            chunk = entries[start:start + MAX_KEYS_PER_SCRIPT]
+            args: list[str] = [UPDATE_PAYLOAD, str(len(chunk))]
+            for key, fields in chunk:
+                pairs = list(fields.items() if isinstance(fields, Mapping) else fields)
+                if not pairs:
+                    raise ValueError(f"{self.name}:{key}: a SET needs at least one field (empty = DEL)")
+                args += [key, str(len(pairs))]
+                for field, value in pairs:
+                    args += [str(field), str(value)]
             self._run(self._set, [self.channel, self.key_set, self.state_prefix], args)
 
     def delete(self, key: str) -> None:
@@ -74,8 +76,9 @@ class ProducerStateTable:
         self.delete_many([key])
 
     def delete_many(self, keys: Iterable[str]) -> None:
-        args = [UPDATE_PAYLOAD, *keys]
-        if len(args) > 1:
+        all_keys = list(keys)
+        for start in range(0, len(all_keys), MAX_KEYS_PER_SCRIPT):
+            args = [UPDATE_PAYLOAD, *all_keys[start:start + MAX_KEYS_PER_SCRIPT]]
             self._run(self._del, [self.channel, self.key_set, self.del_set, self.state_prefix], args)
 
     def _run(self, script: Any, keys: list[str], args: list[str]) -> None:

@@ -7,6 +7,7 @@ Readers of CONFIG_DB and STATE_DB learn about changes through keyspace notificat
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 from nos.db.connector import DBConnector
 from nos.db.errors import map_redis_errors
@@ -28,12 +29,12 @@ class Table:
     def get(self, key: str) -> dict[str, str] | None:
         """The row's fields, or None when the row does not exist."""
         with map_redis_errors(f"get {self.key_name(key)}"):
-            fields: dict[str, str] = self.db.client.hgetall(self.key_name(key))
+            fields = cast(dict[str, str], self.db.client.hgetall(self.key_name(key)))
         return fields or None
 
     def hget(self, key: str, field: str) -> str | None:
         with map_redis_errors(f"hget {self.key_name(key)} {field}"):
-            value: str | None = self.db.client.hget(self.key_name(key), field)
+            value = cast(str | None, self.db.client.hget(self.key_name(key), field))
         return value
 
     def set(self, key: str, fields: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
@@ -56,7 +57,7 @@ class Table:
     def keys(self) -> list[str]:
         """Every row key of the table (the part after ``<TABLE><sep>``)."""
         with map_redis_errors(f"keys {self.prefix}*"):
-            names = self.db.client.keys(_glob_escape(self.prefix) + "*")
+            names = cast(list[str], self.db.client.keys(_glob_escape(self.prefix) + "*"))
         cut = len(self.prefix)
         return sorted(name[cut:] for name in names)
 

@@ -27,13 +27,14 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 
 
 def spawn(argv: Sequence[str], *, log_path: Path | None = None, env: dict[str, str] | None = None,
-          tie_to_parent: bool = True) -> subprocess.Popen[bytes]:
+          tie_to_parent: bool = True, pass_fds: Sequence[int] = ()) -> subprocess.Popen[bytes]:
     """Start ``argv`` in its own session, output appended to ``log_path`` (or discarded)."""
     out: IO[bytes] | int = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
     try:
         return subprocess.Popen(
             list(argv), stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True, env=env, preexec_fn=_die_with_parent if tie_to_parent else None,
+            pass_fds=tuple(pass_fds),
         )
     finally:
         if not isinstance(out, int):

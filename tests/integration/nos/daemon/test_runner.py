@@ -11,7 +11,7 @@ from nos.daemon.consumer import TableConsumer
 from nos.daemon.reporting import StateDbReporter
 from nos.daemon.runner import Runner
 from nos.daemon.task import Result
-from nos.db import ConsumerStateTable, ProducerStateTable, Table
+from nos.db import ConsumerStateTable, ProducerStateTable
 
 pytestmark = pytest.mark.integration
 

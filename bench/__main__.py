@@ -1,0 +1,68 @@
+"""``python -m bench``: run every benchmark, print medians with their references and targets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+from pathlib import Path
+
+from bench import boot, db
+from nos.runtime.redis_server import RedisServer
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def run_db(runs: int, n: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="nos-bench-redis-") as tmp:
+        server = RedisServer(Path(tmp), port=0)
+        server.start()
+        try:
+            raw, state = [], []
+            for run in range(runs):
+                raw.append(db.raw_hset_rate(server.url, n, run))
+                state.append(db.state_table_rate(server.url, n, run))
+        finally:
+            server.stop()
+    return {"keys": n, "runs": runs, "raw_hset_per_s": raw, "state_table_per_s": state,
+            "raw_median": median(raw), "state_median": median(state),
+            "ratio": median(state) / median(raw)}
+
+
+def run_boot(runs: int, sku: str) -> dict[str, object]:
+    results = [boot.boot_once(sku) for _ in range(runs)]
+    ready = [r[0] for r in results]
+    return {"sku": sku, "runs": runs, "ready_s": ready, "wall_s": [r[1] for r in results],
+            "rss_mb": [r[2] for r in results], "ready_median": median(ready),
+            "wall_median": median([r[1] for r in results]), "rss_median": median([r[2] for r in results])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="bench")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--keys", type=int, default=50_000)
+    parser.add_argument("--only", choices=["db", "boot"])
+    parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
+    args = parser.parse_args()
+    out: dict[str, object] = {}
+    if args.only in (None, "db"):
+        r = out["db"] = run_db(args.runs, args.keys)
+        print(f"DB layer, {r['keys']} keys x {r['runs']} runs (median):")
+        print(f"  raw pipelined HSET (reference)        {r['raw_median']:>10,.0f} keys/s")
+        print(f"  ProducerStateTable -> Consumer (e2e)  {r['state_median']:>10,.0f} keys/s"
+              f"   = {r['ratio']:.0%} of raw   (target >= 50%)")
+    if args.only in (None, "boot"):
+        b = out["boot"] = run_boot(args.runs, "NOS-SIM-128x400G")
+        print(f"nos up, {b['sku']} x {b['runs']} runs (median):")
+        print(f"  'nos up -d' to ready, wall clock      {b['wall_median']:>10.2f} s        (target < 3 s)")
+        print(f"    of which the supervisor's boot      {b['ready_median']:>10.2f} s        (Redis, config, daemons)")
+        print(f"  resident memory, whole switch         {b['rss_median']:>10.0f} MB       (target < 400 MB)")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

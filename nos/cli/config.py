@@ -1,0 +1,98 @@
+"""``nos config load|reload|save``: config_db.json in and out of the running switch's CONFIG_DB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from nos.cli.common import connect, fail, run_dir_option
+from nos.config.apply import ApplyResult, load_config, reload_config, save_config
+from nos.config.errors import ConfigFileError, ConfigValidationError
+from nos.config.files import read_config_file
+from nos.db import ConfigDBConnector
+from nos.db.configdb import Config
+from nos.schema.dbconfig import CONFIG_DB
+
+_MAX_ERRORS_SHOWN = 50
+
+
+@click.group()
+def config() -> None:
+    """Change the running configuration."""
+
+
+def _read(path: Path) -> Config:
+    try:
+        return read_config_file(path)
+    except ConfigFileError as exc:
+        fail(f"{exc}\nCONFIG_DB unchanged.")
+
+
+def _report(verb: str, path: Path, result: ApplyResult) -> None:
+    click.echo(f"{verb} {path}: {result.changes} rows changed; CONFIG_DB now holds {result.rows} rows.")
+    if result.not_acted_on:
+        click.echo(f"Kept but not acted on by this switch: {', '.join(result.not_acted_on)}")
+    if result.warnings:
+        click.echo(f"Accepted with {len(result.warnings)} warnings (kept; the daemons wait or report):")
+        for warning in result.warnings[:_MAX_ERRORS_SHOWN]:
+            click.echo(f"  {warning}")
+    if result.unknown_fields:
+        shown = ", ".join(f"{t}|{k}:{f}" for t, k, f in result.unknown_fields[:10])
+        more = f" (+{len(result.unknown_fields) - 10} more)" if len(result.unknown_fields) > 10 else ""
+        click.echo(f"Fields kept but not acted on: {shown}{more}")
+
+
+def _refused(exc: ConfigValidationError, path: Path) -> None:
+    lines = [str(e) for e in exc.errors[:_MAX_ERRORS_SHOWN]]
+    if len(exc.errors) > _MAX_ERRORS_SHOWN:
+        lines.append(f"... and {len(exc.errors) - _MAX_ERRORS_SHOWN} more")
+    fail(f"{path} refused ({len(exc.errors)} problems):\n  " + "\n  ".join(lines) + "\nCONFIG_DB unchanged.")
+
+
+@config.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@run_dir_option
+def load(file: Path, run_dir: str | None) -> None:
+    """Merge FILE into the running configuration (nothing is removed)."""
+    incoming = _read(file)
+    _, dbs = connect(run_dir)
+    try:
+        _report("Loaded", file, load_config(ConfigDBConnector(dbs[CONFIG_DB]), incoming))
+    except ConfigValidationError as exc:
+        _refused(exc, file)
+    finally:
+        dbs.close()
+
+
+@config.command()
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@run_dir_option
+def reload(file: Path | None, run_dir: str | None) -> None:
+    """Replace the running configuration with FILE (default: the saved config)."""
+    run, dbs = connect(run_dir)
+    path = file or run.saved_config_file
+    if not path.exists():
+        dbs.close()
+        fail(f"no saved configuration at {path}: give a FILE, or 'nos config save' first")
+    target = _read(path)
+    try:
+        _report("Reloaded", path, reload_config(ConfigDBConnector(dbs[CONFIG_DB]), target))
+    except ConfigValidationError as exc:
+        _refused(exc, path)
+    finally:
+        dbs.close()
+
+
+@config.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@run_dir_option
+def save(file: Path | None, run_dir: str | None) -> None:
+    """Write the running configuration to FILE (default: the run dir's config_db.json, used at boot)."""
+    run, dbs = connect(run_dir)
+    path = file or run.saved_config_file
+    try:
+        rows = save_config(ConfigDBConnector(dbs[CONFIG_DB]), path)
+    finally:
+        dbs.close()
+    click.echo(f"Saved {rows} rows to {path}.")

@@ -1,0 +1,30 @@
+"""The ``nos`` command: ``nos up|down|status``, ``nos config ...`` (and, as they arrive, ``nos show ...``)."""
+
+from __future__ import annotations
+
+import click
+
+from nos import __version__
+from nos.cli.config import config
+from nos.cli.switch import down, redis_cli, status, up
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nos")
+def cli() -> None:
+    """A SONiC-style switch with a simulated 128x400G ASIC."""
+
+
+cli.add_command(up)
+cli.add_command(down)
+cli.add_command(status)
+cli.add_command(config)
+cli.add_command(redis_cli)
+
+
+def main() -> None:
+    cli()
+
+
+if __name__ == "__main__":
+    main()

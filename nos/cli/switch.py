@@ -1,0 +1,185 @@
+"""``nos up``, ``nos down``, ``nos status``: start, stop and inspect one switch."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from nos.cli.common import fail, json_option, print_json, print_table, run_dir_option
+from nos.config.errors import ConfigFileError, ConfigValidationError
+from nos.db.connector import Databases
+from nos.runtime import procs, readiness
+from nos.runtime.redis_server import RedisNotFound, RedisStartError, find_redis_cli
+from nos.runtime.rundir import RunDir
+from nos.runtime.startup import StartupError
+from nos.runtime.switch import BootError, Supervisor, UpOptions
+
+_DETACHED_ENV = "NOS_UP_DETACHED"
+_BOOT_ERRORS = (BootError, StartupError, RedisNotFound, RedisStartError, ConfigFileError, ConfigValidationError)
+
+
+def _endpoint_lines(endpoints: dict[str, str], run: RunDir) -> list[str]:
+    lines = [f"  {name:<10} {value}" for name, value in endpoints.items()]
+    return [*lines, f"  {'run dir':<10} {run.path}"]
+
+
+@click.command()
+@click.option("--sku", help="Hardware SKU (default NOS-SIM-128x400G, or the saved config's).")
+@click.option("--config", "config_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Startup config_db.json (default: the run dir's saved config, else the SKU's).")
+@run_dir_option
+@click.option("--rest-port", type=int, help="REST port (default 8000 if free; 0 = pick one).")
+@click.option("--gnmi-port", type=int, help="gNMI port (reserved: the gNMI server is not built yet).")
+@click.option("--redis-port", type=int, help="Redis TCP port (default 6379 if free; 0 = pick one).")
+@click.option("--redis", "redis_url", help="Use this existing Redis (URL) instead of starting one.")
+@click.option("-d", "--detach", is_flag=True, help="Start in the background and return once ready.")
+def up(sku: str | None, config_file: Path | None, run_dir: str | None, rest_port: int | None,
+       gnmi_port: int | None, redis_port: int | None, redis_url: str | None, detach: bool) -> None:
+    """Start one switch and stay in the foreground until Ctrl-C."""
+    run = RunDir.resolve(run_dir)
+    if detach:
+        _up_detached(run)
+        return
+    options = UpOptions(sku=sku, config=config_file, rest_port=rest_port, gnmi_port=gnmi_port,
+                        redis_port=redis_port, redis_url=redis_url)
+    quiet = os.environ.get(_DETACHED_ENV) == "1"
+    console = Console(stderr=True, quiet=quiet, log_path=False)
+    sup = Supervisor(run, options, progress=lambda step, detail: console.log(f"[bold]{step}[/]: {detail}"))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: sup.stop_event.set())
+    code = 0
+    try:
+        with console.status("booting switch..."):
+            endpoints = sup.boot()
+        state = run.boot_state() or {}
+        click.echo(f"Switch ready in {state.get('boot_seconds')} s (sku {state.get('sku')})")
+        click.echo("\n".join(_endpoint_lines(endpoints, run)))
+        if not quiet:
+            click.echo("Press Ctrl-C to stop.")
+        sys.stdout.flush()
+        sup.supervise()
+    except _BOOT_ERRORS as exc:
+        sup.fail(str(exc))
+        click.echo(f"Error: {exc}", err=True)
+        code = 1
+    finally:
+        sup.shutdown()
+        if not code and not quiet:
+            click.echo("Switch stopped.")
+    sys.exit(code)
+
+
+def _up_detached(run: RunDir) -> None:
+    if run.supervisor_pid() is not None:
+        fail(f"a switch is already running in {run.path} (pid {run.supervisor_pid()})")
+    run.path.mkdir(parents=True, exist_ok=True)
+    run.logs.mkdir(exist_ok=True)
+    run.boot_file.unlink(missing_ok=True)
+    argv = [a for a in sys.argv[1:] if a not in ("-d", "--detach")]
+    child = procs.spawn([sys.executable, "-m", "nos.cli.main", *argv, "--run-dir", str(run.path)],
+                        log_path=run.log_file("supervisor"), env={**os.environ, _DETACHED_ENV: "1"},
+                        tie_to_parent=False)
+    while True:
+        state = run.boot_state() or {}
+        if state.get("state") == "ready" and state.get("pid") == child.pid:
+            click.echo(f"Switch ready in {state.get('boot_seconds')} s (sku {state.get('sku')}, pid {child.pid})")
+            click.echo("\n".join(_endpoint_lines(state["endpoints"], run)))
+            return
+        if state.get("state") == "failed":
+            fail(str(state.get("error")))
+        if child.poll() is not None:
+            fail(f"the switch exited with status {child.returncode}; see {run.log_file('supervisor')}")
+        time.sleep(0.05)
+
+
+@click.command()
+@run_dir_option
+@click.option("--timeout", default=20.0, show_default=True, help="Seconds to wait for a clean stop.")
+def down(run_dir: str | None, timeout: float) -> None:
+    """Stop the switch running in the run directory."""
+    run = RunDir.resolve(run_dir)
+    pid = run.supervisor_pid()
+    if pid is None:
+        click.echo(f"No switch is running in {run.path}.")
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while procs.pid_alive(pid):
+        if time.monotonic() > deadline:
+            fail(f"switch (pid {pid}) did not stop within {timeout:.0f}s")
+        time.sleep(0.05)
+    click.echo(f"Switch in {run.path} stopped.")
+
+
+def collect_status(run: RunDir) -> dict[str, Any]:
+    pid = run.supervisor_pid()
+    state = run.boot_state() or {}
+    endpoints = run.endpoints()
+    out: dict[str, Any] = {"run_dir": str(run.path), "pid": pid, "state": "down", "ready": False,
+                           "sku": state.get("sku"), "endpoints": endpoints or {}, "checks": []}
+    if pid is None:
+        return out
+    if not endpoints:
+        out["state"] = state.get("state", "booting")
+        return out
+    dbs = Databases(endpoints["redis"])
+    try:
+        checks = [readiness.check_redis(dbs)]
+        if checks[0].ok:
+            rows = readiness.daemon_rows(dbs)
+            checks += [readiness.check_daemon(dbs, d, rows) for d in state.get("heartbeat_daemons", [])]
+            checks.append(readiness.check_port_config_done(dbs))
+        if "rest" in endpoints:
+            checks.append(readiness.check_http("rest", endpoints["rest"] + "/api/v1/health"))
+    finally:
+        dbs.close()
+    out["checks"] = readiness.as_dicts(checks)
+    out["ready"] = readiness.all_ok(checks)
+    out["state"] = "ready" if out["ready"] else "degraded"
+    if state.get("started_at"):
+        out["uptime_seconds"] = round(time.time() - float(state["started_at"]), 1)
+    return out
+
+
+@click.command()
+@run_dir_option
+@json_option
+def status(run_dir: str | None, as_json: bool) -> None:
+    """Is the switch up and ready? (exit 0 ready, 1 not running, 2 running but not ready)"""
+    info = collect_status(RunDir.resolve(run_dir))
+    if as_json:
+        print_json(info)
+    else:
+        head = f"Switch in {info['run_dir']}: {info['state']}"
+        if info["pid"]:
+            head += f" (pid {info['pid']}, sku {info['sku']}"
+            head += f", up {info['uptime_seconds']:.0f} s)" if "uptime_seconds" in info else ")"
+        click.echo(head)
+        if info["checks"]:
+            print_table(["Check", "OK", "Detail"],
+                        [[c["name"], "yes" if c["ok"] else "NO", c["detail"]] for c in info["checks"]])
+    sys.exit(0 if info["ready"] else 1 if info["state"] == "down" else 2)
+
+
+@click.command("redis-cli", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@run_dir_option
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def redis_cli(run_dir: str | None, args: tuple[str, ...]) -> None:
+    """Run redis-cli on the switch's database, e.g. nos redis-cli -n 4 hgetall 'PORT|Ethernet0'."""
+    run = RunDir.resolve(run_dir)
+    endpoints = run.endpoints()
+    if not endpoints:
+        fail(f"no switch is running in {run.path}")
+    try:
+        binary = find_redis_cli()
+    except RedisNotFound as exc:
+        fail(str(exc))
+    socket_path = endpoints["redis"].removeprefix("unix://")
+    os.execv(binary, [str(binary), "-s", socket_path, *args])

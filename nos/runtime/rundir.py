@@ -1,0 +1,97 @@
+"""A switch's run directory: where its socket, pid, logs, endpoints and saved config live.
+
+Every ``nos`` command that talks to a running switch finds it by ``--run-dir DIR`` or
+``NOS_RUN_DIR``, defaulting to ``~/.nos/default`` (what a plain ``nos up`` uses).
+
+Files: ``endpoints.json`` (written once the switch is ready), ``supervisor.pid``, ``boot.json``
+(boot progress, for ``nos up -d``), ``database_config.json`` (SONiC's, rendered with this switch's
+socket and port), ``config_db.json`` (the saved startup configuration), ``logs/<daemon>.log``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nos.runtime.procs import pid_alive
+
+DEFAULT_RUN_DIR = Path.home() / ".nos" / "default"
+
+
+def default_run_dir() -> Path:
+    env = os.environ.get("NOS_RUN_DIR")
+    return Path(env).expanduser() if env else DEFAULT_RUN_DIR
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as out:
+        json.dump(data, out, indent=2, sort_keys=True)
+        out.write("\n")
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """Paths of one switch's run directory."""
+
+    path: Path
+
+    @classmethod
+    def resolve(cls, path: str | Path | None = None) -> RunDir:
+        return cls(Path(path).expanduser().resolve() if path else default_run_dir().resolve())
+
+    @property
+    def endpoints_file(self) -> Path:
+        return self.path / "endpoints.json"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.path / "supervisor.pid"
+
+    @property
+    def boot_file(self) -> Path:
+        return self.path / "boot.json"
+
+    @property
+    def db_config_file(self) -> Path:
+        return self.path / "database_config.json"
+
+    @property
+    def saved_config_file(self) -> Path:
+        return self.path / "config_db.json"
+
+    @property
+    def logs(self) -> Path:
+        return self.path / "logs"
+
+    def log_file(self, name: str) -> Path:
+        return self.logs / f"{name}.log"
+
+    def endpoints(self) -> dict[str, str] | None:
+        data = _read_json(self.endpoints_file)
+        return data if isinstance(data, dict) else None
+
+    def boot_state(self) -> dict[str, Any] | None:
+        data = _read_json(self.boot_file)
+        return data if isinstance(data, dict) else None
+
+    def supervisor_pid(self) -> int | None:
+        """The pid of a live ``nos up`` for this run dir, or None."""
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if pid_alive(pid) else None
