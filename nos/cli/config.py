@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -12,6 +13,7 @@ from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.files import read_config_file
 from nos.db import ConfigDBConnector
 from nos.db.configdb import Config
+from nos.db.connector import Databases
 from nos.schema.dbconfig import CONFIG_DB
 
 _MAX_ERRORS_SHOWN = 50
@@ -50,19 +52,26 @@ def _refused(exc: ConfigValidationError, path: Path) -> None:
     fail(f"{path} refused ({len(exc.errors)} problems):\n  " + "\n  ".join(lines) + "\nCONFIG_DB unchanged.")
 
 
+Action = Callable[[ConfigDBConnector, Config], ApplyResult]
+
+
+def _apply_file(verb: str, path: Path, dbs: Databases, action: Action) -> None:
+    """Read, validate and apply one file; refused files change nothing and exit 1."""
+    try:
+        _report(verb, path, action(ConfigDBConnector(dbs[CONFIG_DB]), _read(path)))
+    except ConfigValidationError as exc:
+        _refused(exc, path)
+    finally:
+        dbs.close()
+
+
 @config.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @run_dir_option
 def load(file: Path, run_dir: str | None) -> None:
     """Merge FILE into the running configuration (nothing is removed)."""
-    incoming = _read(file)
     _, dbs = connect(run_dir)
-    try:
-        _report("Loaded", file, load_config(ConfigDBConnector(dbs[CONFIG_DB]), incoming))
-    except ConfigValidationError as exc:
-        _refused(exc, file)
-    finally:
-        dbs.close()
+    _apply_file("Loaded", file, dbs, load_config)
 
 
 @config.command()
@@ -75,13 +84,7 @@ def reload(file: Path | None, run_dir: str | None) -> None:
     if not path.exists():
         dbs.close()
         fail(f"no saved configuration at {path}: give a FILE, or 'nos config save' first")
-    target = _read(path)
-    try:
-        _report("Reloaded", path, reload_config(ConfigDBConnector(dbs[CONFIG_DB]), target))
-    except ConfigValidationError as exc:
-        _refused(exc, path)
-    finally:
-        dbs.close()
+    _apply_file("Reloaded", path, dbs, reload_config)
 
 
 @config.command()
