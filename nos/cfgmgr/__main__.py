@@ -1,10 +1,18 @@
-"""``python -m nos.cfgmgr --redis URL``: the config-manager daemon (cfgmgrd)."""
+"""``python -m nos.cfgmgr --redis URL``: the config-manager daemon (cfgmgrd).
+
+Every module of ``nos.cfgmgr`` that defines ``register(dbs, runner)`` is a manager and is wired here,
+in the order of its ``PRIORITY`` (lower first; default 100; the port manager is 0 so that
+``PortConfigDone`` is written before anything else starts).
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sys
+from types import ModuleType
 
-from nos.cfgmgr.port import PortMgr
+import nos.cfgmgr
 from nos.daemon.main import daemon_main
 from nos.daemon.runner import Runner
 from nos.db.connector import Databases
@@ -12,10 +20,20 @@ from nos.db.connector import Databases
 NAME = "cfgmgrd"
 
 
+def manager_modules() -> list[ModuleType]:
+    found = []
+    for info in pkgutil.iter_modules(nos.cfgmgr.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"nos.cfgmgr.{info.name}")
+        if callable(getattr(module, "register", None)):
+            found.append(module)
+    return sorted(found, key=lambda m: (getattr(m, "PRIORITY", 100), m.__name__))
+
+
 def build(dbs: Databases, runner: Runner) -> None:
-    ports = PortMgr(dbs)
-    ports.boot()
-    ports.register(dbs, runner)
+    for module in manager_modules():
+        module.register(dbs, runner)
 
 
 if __name__ == "__main__":

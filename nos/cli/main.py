@@ -6,6 +6,7 @@ import click
 
 from nos import __version__
 from nos.cli.config import config
+from nos.cli.show import show
 from nos.cli.switch import down, redis_cli, status, up
 
 
@@ -20,6 +21,7 @@ cli.add_command(down)
 cli.add_command(status)
 cli.add_command(config)
 cli.add_command(redis_cli)
+cli.add_command(show)
 
 
 def main() -> None:

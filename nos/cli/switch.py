@@ -136,6 +136,7 @@ def collect_status(run: RunDir) -> dict[str, Any]:
             rows = readiness.daemon_rows(dbs)
             checks += [readiness.check_daemon(dbs, d, rows) for d in state.get("heartbeat_daemons", [])]
             checks.append(readiness.check_port_config_done(dbs))
+            checks.append(readiness.check_ports_created(dbs))
         if "rest" in endpoints:
             checks.append(readiness.check_http("rest", endpoints["rest"] + "/api/v1/health"))
     finally:

@@ -9,15 +9,19 @@ import time
 import urllib.request
 from dataclasses import asdict, dataclass
 
+from nos.daemon.reporting import rejected_key
 from nos.db import Table
 from nos.db.connector import Databases
 from nos.db.errors import DbError
-from nos.schema.dbconfig import APPL_DB, CONFIG_DB, STATE_DB
+from nos.schema.dbconfig import APPL_DB, CONFIG_DB, COUNTERS_DB, STATE_DB
 from nos.schema.tables import (
     APP_PORT_TABLE_NAME,
     CFG_PORT_TABLE_NAME,
+    COUNTERS_PORT_NAME_MAP,
     PORT_CONFIG_DONE_KEY,
+    PORT_INIT_DONE_KEY,
     STATE_NOS_DAEMON_TABLE_NAME,
+    STATE_NOS_REJECTED_TABLE_NAME,
 )
 
 HEARTBEAT_STALE_S = 5.0
@@ -65,6 +69,26 @@ def check_port_config_done(dbs: Databases) -> Check:
         return Check("ports", False, f"{configured} configured, PortConfigDone not yet written")
     count = int(done.get("count", "-1"))
     return Check("ports", count == configured, f"{count} of {configured} ports announced (PortConfigDone)")
+
+
+def check_ports_created(dbs: Databases) -> Check:
+    """Every CONFIG_DB port exists in the ASIC (orchagent published it in COUNTERS_PORT_NAME_MAP)
+    and PortInitDone was written (every port's netdev exists)."""
+    configured = set(Table(dbs[CONFIG_DB], CFG_PORT_TABLE_NAME).keys())
+    created = set(dbs[COUNTERS_DB].client.hkeys(COUNTERS_PORT_NAME_MAP))
+    appl = dbs[APPL_DB]
+    init_done = any(appl.client.exists(f"{prefix}{APP_PORT_TABLE_NAME}{appl.separator}{PORT_INIT_DONE_KEY}")
+                    for prefix in ("", "_"))
+    prefix = rejected_key(APPL_DB, APP_PORT_TABLE_NAME, "")
+    refused = {k[len(prefix):] for k in Table(dbs[STATE_DB], STATE_NOS_REJECTED_TABLE_NAME).keys()
+               if k.startswith(prefix)}
+    missing = configured - created
+    ok = missing <= refused and init_done
+    detail = f"{len(configured & created)} of {len(configured)} ports in the ASIC"
+    if missing & refused:
+        detail += f", {len(missing & refused)} refused (nos redis-cli -n 6 keys 'NOS_REJECTED_TABLE|*')"
+    detail += ", PortInitDone" if init_done else ", PortInitDone not yet written"
+    return Check("asic ports", ok, detail)
 
 
 def check_http(name: str, url: str, timeout: float = 1.0) -> Check:

@@ -31,6 +31,8 @@ from nos.schema.tables import STATE_NOS_DAEMON_TABLE_NAME
 DEFAULT_REST_PORT = 8000
 DEFAULT_GNMI_PORT = 8080
 READY_TIMEOUT_S = 60.0
+# (name, module) of the daemons, in start order (each is also runnable alone: python -m <module>)
+DAEMONS = (("syncd", "syncd_sim"), ("orchagent", "orchagent"), ("cfgmgrd", "nos.cfgmgr"))
 _RESTART_BACKOFF_MAX_S = 30.0
 
 Progress = Callable[[str, str], None]
@@ -163,8 +165,9 @@ class Supervisor:
     def _start_daemons(self) -> None:
         url = self.endpoints["redis"]
         py = sys.executable
-        self._step("daemons", "starting cfgmgrd, rest")
-        self.daemons = [Daemon("cfgmgrd", [py, "-m", "nos.cfgmgr", "--redis", url], self.run.log_file("cfgmgrd"))]
+        self._step("daemons", "starting syncd, orchagent, cfgmgrd, rest")
+        self.daemons = [Daemon(name, [py, "-m", module, "--redis", url], self.run.log_file(name))
+                        for name, module in DAEMONS]
         rest = listen_socket(self.options.rest_port, DEFAULT_REST_PORT, "REST")
         self._sockets.append(rest)
         self.endpoints["rest"] = f"http://127.0.0.1:{rest.getsockname()[1]}"
@@ -188,6 +191,7 @@ class Supervisor:
         rows = readiness.daemon_rows(self.dbs)
         checks += [readiness.check_daemon(self.dbs, name, rows) for name in self.heartbeat_daemons]
         checks.append(readiness.check_port_config_done(self.dbs))
+        checks.append(readiness.check_ports_created(self.dbs))
         checks.append(readiness.check_http("rest", self.endpoints["rest"] + "/api/v1/health"))
         return checks
 

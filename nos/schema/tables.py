@@ -142,3 +142,14 @@ ASIC_NOTIFICATIONS_CHANNEL = "NOTIFICATIONS"
 # ---- CONFIG_DB tables referenced by the row models but not modelled themselves ------------------
 CFG_MACSEC_PROFILE_TABLE_NAME = "MACSEC_PROFILE"
 CFG_VNET_TABLE_NAME = "VNET"
+
+# ---- Read by ``nos show`` (swss-common schema.h names) ----------------------------------------
+STATE_LAG_MEMBER_TABLE_NAME = "LAG_MEMBER_TABLE"
+STATE_TRANSCEIVER_INFO_TABLE_NAME = "TRANSCEIVER_INFO"
+CFG_BGP_NEIGHBOR_TABLE_NAME = "BGP_NEIGHBOR"
+CFG_FEATURE_TABLE_NAME = "FEATURE"
+
+# ---- CONFIG_DB tables used by the interface and breakout managers -------------------------------
+CFG_SAG_TABLE_NAME = "SAG"
+CFG_ACL_TABLE_TABLE_NAME = "ACL_TABLE"
+CFG_DEVICE_NEIGHBOR_TABLE_NAME = "DEVICE_NEIGHBOR"

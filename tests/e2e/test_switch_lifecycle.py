@@ -39,11 +39,15 @@ def test_up_reports_endpoints_and_ports_are_in_config_db(switch_s6000):
         assert tcp.config_get("notify-keyspace-events")["notify-keyspace-events"] == "AKE"
 
 
-def test_cfgmgrd_announced_ports_to_appl_db(switch_s6000):
+def test_ports_flow_from_config_db_to_the_asic(switch_s6000):
     appl = switch_s6000.db(0)
-    done = appl.hgetall("_PORT_TABLE:PortConfigDone") or appl.hgetall("PORT_TABLE:PortConfigDone")
-    assert done == {"count": "32"}
-    assert appl.hgetall("_PORT_TABLE:Ethernet0")["admin_status"] == "down"
+    assert appl.hgetall("PORT_TABLE:PortConfigDone") == {"count": "32"}
+    assert appl.hgetall("PORT_TABLE:PortInitDone") == {"lanes": "0"}
+    assert appl.hgetall("PORT_TABLE:Ethernet0")["admin_status"] == "down"
+    oid = switch_s6000.db(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet0")
+    port = switch_s6000.db(1).hgetall(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{oid}")
+    assert port["SAI_PORT_ATTR_HW_LANE_LIST"] == "4:25,26,27,28" and port["SAI_PORT_ATTR_MTU"] == "9122"
+    assert switch_s6000.db(6).hget("PORT_TABLE|Ethernet0", "state") == "ok"
 
 
 def test_status_is_ready_in_text_and_json(switch_s6000):
@@ -51,7 +55,8 @@ def test_status_is_ready_in_text_and_json(switch_s6000):
     assert text.returncode == 0 and ": ready" in text.stdout and "cfgmgrd" in text.stdout
     info = json.loads(switch_s6000.nos("status", "--json").stdout)
     assert info["ready"] and info["sku"] == "Force10-S6000"
-    assert {c["name"] for c in info["checks"]} >= {"redis", "daemon cfgmgrd", "ports", "rest"}
+    assert {c["name"] for c in info["checks"]} >= {"redis", "daemon cfgmgrd", "daemon orchagent", "daemon syncd",
+                                                   "ports", "asic ports", "rest"}
 
 
 def test_rest_health_status_and_config_reads(switch_s6000):

@@ -35,6 +35,7 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = ()) -> FastAPI:
             rows = readiness.daemon_rows(dbs)
             checks += [readiness.check_daemon(dbs, d, rows) for d in daemons]
             checks.append(readiness.check_port_config_done(dbs))
+            checks.append(readiness.check_ports_created(dbs))
         return {"ready": readiness.all_ok(checks), "checks": readiness.as_dicts(checks)}
 
     @app.get("/api/v1/config/{table}")

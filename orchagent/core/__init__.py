@@ -1,0 +1,1 @@
+"""What every orch stands on: dependencies, the interface registry, events, consumer wiring."""

@@ -1,0 +1,53 @@
+"""Wiring of orchagent: the switch first, then every orch, then syncd's notifications.
+
+Every module of ``orchagent.orchs`` that exports ``ORCH`` (a class taking ``OrchDeps``) is an orch;
+they are built in ``PRIORITY`` order (lower first, default 100). Orchs do not construct each other:
+what they share (interface registry, event bus, switch context) comes in ``OrchDeps``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from types import ModuleType
+from typing import Any
+
+import orchagent.orchs
+from nos.daemon.runner import Runner
+from nos.db import NotificationConsumer
+from nos.db.connector import Databases
+from nos.schema.dbconfig import ASIC_DB
+from nos.schema.tables import ASIC_NOTIFICATIONS_CHANNEL
+from orchagent.core.deps import OrchDeps
+from orchagent.core.orch import wire
+from orchagent.orchs.switch import init_switch
+from orchagent.sairedis import SaiRedis
+
+NAME = "orchagent"
+
+
+def orch_modules() -> list[ModuleType]:
+    found = []
+    for info in pkgutil.iter_modules(orchagent.orchs.__path__):
+        module = importlib.import_module(f"orchagent.orchs.{info.name}")
+        if hasattr(module, "ORCH"):
+            found.append(module)
+    return sorted(found, key=lambda m: (getattr(m, "PRIORITY", 100), m.__name__))
+
+
+def build(dbs: Databases, runner: Runner) -> list[Any]:
+    sai = SaiRedis(dbs)
+    deps = OrchDeps(dbs, sai, init_switch(dbs, sai))
+    orchs = [module.ORCH(deps) for module in orch_modules()]
+    for orch in orchs:
+        wire(orch, dbs, runner)
+    listeners = [orch for orch in orchs if hasattr(orch, "on_notifications")]
+    notes = NotificationConsumer(dbs[ASIC_DB], ASIC_NOTIFICATIONS_CHANNEL)
+
+    def dispatch() -> None:
+        batch = notes.pops()
+        for orch in listeners:
+            orch.on_notifications(batch)
+
+    runner.add_selectable(notes, dispatch)
+    return orchs

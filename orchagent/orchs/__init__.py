@@ -1,0 +1,1 @@
+"""One module per feature: row types, pure ``parse``/``plan`` functions, a small orch class."""

@@ -1,0 +1,312 @@
+"""PortOrch: APPL_DB PORT_TABLE -> SAI ports, host interfaces and port serdes; oper state; COUNTERS maps.
+
+Boot (as portsorch): port rows wait until ``PortConfigDone``; then every configured port is created
+in one bulk request, the queue / priority-group / scheduler-group lists of all ports are read in one
+pipelined round trip, host interfaces are created in bulk, and the COUNTERS_DB name maps published.
+Afterwards each row is a task: a new port is created, a changed field becomes a SAI set, a deleted
+port is removed once nothing refers to it (VLAN or LAG membership, router interface).
+Oper state comes from syncd's ``port_state_change``: APPL_DB ``oper_status``, STATE_DB, the host
+interface's oper status, and an ``OperChanged`` event for other orchs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+
+from nos.daemon.task import Result
+from nos.db import Notification, Table
+from nos.db.keyops import KeyOpFieldsValues
+from nos.sai import status as st
+from nos.sai.ops import OpKind, SaiOp
+from nos.sai.types import ObjectType as T
+from nos.sai.values import parse_list, sai_bool, sai_list
+from nos.schema.dbconfig import APPL_DB, COUNTERS_DB, STATE_DB
+from nos.schema.tables import (
+    APP_PORT_TABLE_NAME,
+    COUNTERS_PG_INDEX_MAP,
+    COUNTERS_PG_NAME_MAP,
+    COUNTERS_PG_PORT_MAP,
+    COUNTERS_PORT_NAME_MAP,
+    COUNTERS_QUEUE_INDEX_MAP,
+    COUNTERS_QUEUE_NAME_MAP,
+    COUNTERS_QUEUE_PORT_MAP,
+    COUNTERS_QUEUE_TYPE_MAP,
+    PORT_CONFIG_DONE_KEY,
+    PORT_INIT_DONE_KEY,
+    STATE_BUFFER_MAXIMUM_VALUE_TABLE,
+    STATE_PORT_TABLE_NAME,
+)
+from orchagent.core.deps import OrchDeps
+from orchagent.core.events import MtuChanged, OperChanged
+from orchagent.core.registry import Interface, Kind
+from orchagent.orchs.port_fields import MTU_OVERHEAD, BadField, changed, parse_lanes, port_attrs, serdes_attrs
+
+log = logging.getLogger(__name__)
+
+LISTS = ("SAI_PORT_ATTR_QOS_QUEUE_LIST", "SAI_PORT_ATTR_INGRESS_PRIORITY_GROUP_LIST",
+         "SAI_PORT_ATTR_QOS_SCHEDULER_GROUP_LIST", "SAI_PORT_ATTR_QOS_MAXIMUM_HEADROOM_SIZE")
+MARKERS = (PORT_CONFIG_DONE_KEY, PORT_INIT_DONE_KEY)
+
+
+@dataclass
+class PortObjects:
+    """What orchagent created for one port."""
+
+    name: str
+    oid: str
+    lanes: list[int]
+    attrs: dict[str, str]
+    hostif: str = ""
+    serdes: str = ""
+    serdes_attrs: list[tuple[str, str]] = field(default_factory=list)
+    queues: list[str] = field(default_factory=list)
+    pgs: list[str] = field(default_factory=list)
+    scheduler_groups: list[str] = field(default_factory=list)
+
+
+def create_op(oid: str, lanes: list[int], attrs: list[tuple[str, str]]) -> SaiOp:
+    return SaiOp.create(T.PORT, oid, ("SAI_PORT_ATTR_HW_LANE_LIST", sai_list(lanes)), *attrs)
+
+
+class PortOrch:
+    CONSUMES = ((APPL_DB, APP_PORT_TABLE_NAME),)
+
+    def __init__(self, deps: OrchDeps) -> None:
+        self.deps = deps
+        self.sai = deps.sai
+        self.ports: dict[str, PortObjects] = {}
+        self.by_oid: dict[str, str] = {}
+        self.initialized = False
+        self.appl = Table(deps.dbs[APPL_DB], APP_PORT_TABLE_NAME)
+        self.state = Table(deps.dbs[STATE_DB], STATE_PORT_TABLE_NAME)
+        self.buffer_max = Table(deps.dbs[STATE_DB], STATE_BUFFER_MAXIMUM_VALUE_TABLE)
+        self.counters = deps.dbs[COUNTERS_DB].client
+
+    # -- tasks ------------------------------------------------------------------------------------
+    def handle(self, table: str, task: KeyOpFieldsValues) -> Result:
+        if task.key == PORT_CONFIG_DONE_KEY:
+            return self._config_done(task) if task.is_set else Result.ignored()
+        if task.key in MARKERS:
+            return Result.ignored()
+        if not self.initialized:
+            return Result.retry("waiting for PortConfigDone")
+        if task.is_del:
+            return self._remove(task.key)
+        return self._set(task.key, task.fields)
+
+    def _config_done(self, task: KeyOpFieldsValues) -> Result:
+        if self.initialized:
+            return Result.ignored("ports already initialised")
+        rows = {k: v for k, v in self.appl.get_all().items() if k not in MARKERS}
+        expected = int(task.fields.get("count", "0"))
+        if len(rows) < expected:
+            return Result.retry(f"{len(rows)} of {expected} ports in PORT_TABLE")
+        self._create_ports(rows)
+        self.initialized = True
+        return Result.success()
+
+    def _set(self, name: str, fields: dict[str, str]) -> Result:
+        try:
+            attrs, notes = port_attrs(fields)
+            serdes = serdes_attrs(fields)
+            lanes = parse_lanes(fields["lanes"]) if "lanes" in fields else None
+        except BadField as why:
+            return Result.invalid(str(why))
+        for note in notes:
+            log.info("orch.port.ignored port=%s %s", name, note)
+        port = self.ports.get(name)
+        if port is not None and lanes is not None and lanes != port.lanes:
+            removed = self._remove(name)
+            if not removed.done or removed.rejected:
+                return removed
+            port = None
+        if port is None:
+            if lanes is None or "SAI_PORT_ATTR_SPEED" not in dict(attrs):
+                return Result.invalid("a new port needs lanes and speed")
+            problem = self._create_one(name, fields)
+            return Result.failed(problem) if problem else Result.success()
+        return self._update(port, attrs, serdes)
+
+    def _update(self, port: PortObjects, attrs: list[tuple[str, str]], serdes: list[tuple[str, str]]) -> Result:
+        ops = [SaiOp.set(T.PORT, port.oid, attr, value) for attr, value in changed(port.attrs.items(), attrs)]
+        if serdes and serdes != port.serdes_attrs:
+            if port.serdes:
+                ops.append(SaiOp.remove(T.PORT_SERDES, port.serdes))
+            port.serdes = self.sai.alloc(T.PORT_SERDES)
+            ops.append(SaiOp.create(T.PORT_SERDES, port.serdes, ("SAI_PORT_SERDES_ATTR_PORT_ID", port.oid), *serdes))
+        result = self.sai.apply(ops)
+        if not result.ok:
+            return Result.failed(f"{result.status} {result.reason}")
+        old_mtu = port.attrs.get("SAI_PORT_ATTR_MTU")
+        port.attrs.update(attrs)
+        port.serdes_attrs = serdes or port.serdes_attrs
+        self._track(port)
+        if port.attrs.get("SAI_PORT_ATTR_MTU") != old_mtu:
+            self.deps.bus.publish(MtuChanged(port.name, int(port.attrs["SAI_PORT_ATTR_MTU"]) - MTU_OVERHEAD))
+        return Result.success()
+
+    def _remove(self, name: str) -> Result:
+        port = self.ports.get(name)
+        if port is None:
+            return Result.ignored("no such port")
+        users = self.deps.registry.in_use(name)
+        if users:
+            return Result.retry(f"{name} is still used by {users} object(s)")
+        ops = []
+        if port.serdes:
+            ops.append(SaiOp.remove(T.PORT_SERDES, port.serdes))
+        if port.hostif:
+            ops.append(SaiOp.remove(T.HOSTIF, port.hostif))
+        ops.append(SaiOp.remove(T.PORT, port.oid))
+        result = self.sai.apply(ops)
+        if not result.ok:
+            return Result.failed(f"{result.status} {result.reason}")
+        self._forget(port)
+        return Result.success()
+
+    # -- creating ports (bulk) ---------------------------------------------------------------------
+    def _plan(self, rows: dict[str, dict[str, str]]) -> dict[str, PortObjects]:
+        planned: dict[str, PortObjects] = {}
+        for name, fields in sorted(rows.items()):
+            try:
+                attrs, _ = port_attrs(fields)
+                lanes = parse_lanes(fields.get("lanes", ""))
+            except BadField as why:
+                log.error("orch.port.invalid port=%s reason=%s", name, why)
+                continue
+            planned[name] = PortObjects(name, self.sai.alloc(T.PORT), lanes, dict(attrs))
+        return planned
+
+    def _create_ports(self, rows: dict[str, dict[str, str]]) -> list[str]:
+        """Boot: every port in one bulk create, then host interfaces and maps; returns the created names."""
+        planned = list(self._plan(rows).values())
+        entries = [(p.oid, create_op(p.oid, p.lanes, list(p.attrs.items())).attrs) for p in planned]
+        statuses = self.sai.bulk(OpKind.CREATE, T.PORT, entries)
+        created = [p for p, code in zip(planned, statuses, strict=True) if code == st.SUCCESS]
+        self._finish(created, rows)
+        return [p.name for p in created]
+
+    def _create_one(self, name: str, fields: dict[str, str]) -> str:
+        """A port added after boot (e.g. a breakout child); returns why it failed, or ''."""
+        planned = self._plan({name: fields}).get(name)
+        if planned is None:
+            return f"invalid port {name}"
+        result = self.sai.apply([create_op(planned.oid, planned.lanes, list(planned.attrs.items()))])
+        if not result.ok:
+            return f"{result.status} {result.reason}"
+        self._finish([planned], {name: fields})
+        return ""
+
+    def _finish(self, ports: list[PortObjects], rows: dict[str, dict[str, str]]) -> None:
+        self._read_lists(ports)
+        self._create_hostifs(ports)
+        for port in ports:
+            self._track(port)
+            self._publish_maps(port)
+            self._create_serdes(port, rows[port.name])
+
+    def _read_lists(self, ports: list[PortObjects]) -> None:
+        result = self.sai.apply([SaiOp.get(T.PORT, p.oid, *LISTS) for p in ports])
+        for port, values in zip(ports, result.values, strict=False):
+            port.queues = parse_list(values[LISTS[0]])
+            port.pgs = parse_list(values[LISTS[1]])
+            port.scheduler_groups = parse_list(values[LISTS[2]])
+            self.buffer_max.set(port.name, {"max_queues": str(len(port.queues)),
+                                            "max_priority_groups": str(len(port.pgs)),
+                                            "max_headroom_size": values[LISTS[3]]})
+
+    def _create_hostifs(self, ports: list[PortObjects]) -> None:
+        entries = []
+        for port in ports:
+            port.hostif = self.sai.alloc(T.HOSTIF)
+            entries.append((port.hostif, (("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"),
+                                          ("SAI_HOSTIF_ATTR_OBJ_ID", port.oid), ("SAI_HOSTIF_ATTR_NAME", port.name))))
+        for port, code in zip(ports, self.sai.bulk(OpKind.CREATE, T.HOSTIF, entries), strict=True):
+            if code != st.SUCCESS:
+                port.hostif = ""
+
+    def _create_serdes(self, port: PortObjects, fields: dict[str, str]) -> None:
+        try:
+            attrs = serdes_attrs(fields)
+        except BadField as why:
+            log.error("orch.port.serdes_invalid port=%s reason=%s", port.name, why)
+            return
+        if attrs:
+            self._update(port, [], attrs)
+
+    def _track(self, port: PortObjects) -> None:
+        self.ports[port.name] = port
+        self.by_oid[port.oid] = port.name
+        entry = self.deps.registry.get(port.name) or self.deps.registry.add(Interface(port.name, Kind.PORT, port.oid))
+        entry.admin_up = port.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true"
+        entry.mtu = int(port.attrs.get("SAI_PORT_ATTR_MTU", "9122")) - MTU_OVERHEAD
+        entry.speed = int(port.attrs.get("SAI_PORT_ATTR_SPEED", "0"))
+        entry.hostif = port.hostif
+
+    def _forget(self, port: PortObjects) -> None:
+        self.ports.pop(port.name, None)
+        self.by_oid.pop(port.oid, None)
+        self.deps.registry.remove(port.name)
+        pipe = self.counters.pipeline(transaction=False)
+        pipe.hdel(COUNTERS_PORT_NAME_MAP, port.name)
+        for i, queue in enumerate(port.queues):
+            pipe.hdel(COUNTERS_QUEUE_NAME_MAP, f"{port.name}:{i}")
+            for name in (COUNTERS_QUEUE_PORT_MAP, COUNTERS_QUEUE_INDEX_MAP, COUNTERS_QUEUE_TYPE_MAP):
+                pipe.hdel(name, queue)
+        for i, pg in enumerate(port.pgs):
+            pipe.hdel(COUNTERS_PG_NAME_MAP, f"{port.name}:{i}")
+            for name in (COUNTERS_PG_PORT_MAP, COUNTERS_PG_INDEX_MAP):
+                pipe.hdel(name, pg)
+        pipe.execute()
+        self.buffer_max.delete(port.name)
+
+    def _publish_maps(self, port: PortObjects) -> None:
+        pipe = self.counters.pipeline(transaction=False)
+        pipe.hset(COUNTERS_PORT_NAME_MAP, port.name, port.oid)
+        for i, queue in enumerate(port.queues):
+            pipe.hset(COUNTERS_QUEUE_NAME_MAP, f"{port.name}:{i}", queue)
+            pipe.hset(COUNTERS_QUEUE_PORT_MAP, queue, port.oid)
+            pipe.hset(COUNTERS_QUEUE_INDEX_MAP, queue, str(i))
+            pipe.hset(COUNTERS_QUEUE_TYPE_MAP, queue, "SAI_QUEUE_TYPE_UNICAST")
+        for i, pg in enumerate(port.pgs):
+            pipe.hset(COUNTERS_PG_NAME_MAP, f"{port.name}:{i}", pg)
+            pipe.hset(COUNTERS_PG_PORT_MAP, pg, port.oid)
+            pipe.hset(COUNTERS_PG_INDEX_MAP, pg, str(i))
+        pipe.execute()
+
+    # -- oper state (syncd notifications) -----------------------------------------------------------
+    def on_notifications(self, notes: list[Notification]) -> None:
+        for note in notes:
+            if note.op == "port_state_change":
+                self._port_state_change(note.data)
+
+    def _port_state_change(self, data: str) -> None:
+        try:
+            items = json.loads(data)
+        except ValueError:
+            log.warning("orch.port.bad_notification data=%s", data[:200])
+            return
+        for item in items:
+            name = self.by_oid.get(item.get("port_id", ""))
+            if name is not None:
+                self._oper(name, item.get("port_state") == "SAI_PORT_OPER_STATUS_UP")
+
+    def _oper(self, name: str, up: bool) -> None:
+        port = self.ports[name]
+        entry = self.deps.registry.get(name)
+        if entry is not None:
+            entry.oper_up = up
+        status = "up" if up else "down"
+        self.appl.set(name, {"oper_status": status})
+        state = {"speed": port.attrs.get("SAI_PORT_ATTR_SPEED", "0")} if up else {}
+        if state:
+            self.state.set(name, state)
+        if port.hostif:
+            self.sai.apply([SaiOp.set(T.HOSTIF, port.hostif, "SAI_HOSTIF_ATTR_OPER_STATUS", sai_bool(up))])
+        log.info("orch.port.oper port=%s status=%s", name, status)
+        self.deps.bus.publish(OperChanged(name, up))
+
+ORCH = PortOrch
+PRIORITY = 0

@@ -1,0 +1,21 @@
+"""``python -m syncd_sim --redis URL``: the simulated ASIC's syncd."""
+
+from __future__ import annotations
+
+import sys
+
+from nos.daemon.main import daemon_main
+from nos.daemon.runner import Runner
+from nos.db.connector import Databases
+from syncd_sim.syncd import Syncd
+
+NAME = "syncd"
+
+
+def build(dbs: Databases, runner: Runner) -> None:
+    syncd = Syncd(dbs)
+    runner.add_selectable(syncd.requests, syncd.on_ready)
+
+
+if __name__ == "__main__":
+    sys.exit(daemon_main(NAME, build))

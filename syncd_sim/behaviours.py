@@ -1,0 +1,204 @@
+"""Behaviour of the simulated ASIC beyond generic validation: the switch's built-in objects, the
+sub-objects a port comes with, speed and lane checks, read-only attributes, and link state.
+
+Model: a port's link (oper status) is up exactly when it is admin up (every port has a live link
+partner); the traffic model refines this later. Queues: ``queues_per_port`` unicast queues; a
+scheduler tree of one root group with one leaf group per queue (the queue's parent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from nos.sai import status as st
+from nos.sai.types import ObjectType as T
+from nos.sai.values import parse_list, sai_list
+from syncd_sim.objects import Hooks, ObjectStore, Outcome, SaiObject, fail
+from syncd_sim.platform import Platform
+
+UP = "SAI_PORT_OPER_STATUS_UP"
+DOWN = "SAI_PORT_OPER_STATUS_DOWN"
+FEC_MODES = ("SAI_PORT_FEC_MODE_NONE", "SAI_PORT_FEC_MODE_RS", "SAI_PORT_FEC_MODE_FC")
+
+
+@dataclass
+class Defaults:
+    """Ids of the switch's built-in objects."""
+
+    switch: str = ""
+    cpu_port: str = ""
+    default_vr: str = ""
+    default_vlan: str = ""
+    default_bridge: str = ""
+
+
+@dataclass
+class AsicBehaviour(Hooks):
+    platform: Platform
+    defaults: Defaults = field(default_factory=Defaults)
+    oper: dict[str, str] = field(default_factory=dict)          # port oid -> oper status
+    oper_changes: list[tuple[str, str]] = field(default_factory=list)  # (port oid, status) to notify
+
+    # -- create ----------------------------------------------------------------------------------
+    def check_create(self, store: ObjectStore, obj: SaiObject) -> Outcome | None:
+        if obj.object_type is T.SWITCH and obj.attrs.get("SAI_SWITCH_ATTR_INIT_SWITCH") != "true":
+            return fail(st.INVALID_PARAMETER, "SAI_SWITCH_ATTR_INIT_SWITCH must be true")
+        if obj.object_type is T.PORT:
+            return self._check_port(store, obj, obj.attrs["SAI_PORT_ATTR_SPEED"])
+        return None
+
+    def _check_port(self, store: ObjectStore, obj: SaiObject, speed: str) -> Outcome | None:
+        lanes = parse_list(obj.attrs["SAI_PORT_ATTR_HW_LANE_LIST"])
+        if not lanes:
+            return fail(st.INVALID_ATTR_VALUE, "SAI_PORT_ATTR_HW_LANE_LIST is empty")
+        for other in store.of_type(T.PORT).values():
+            if other.object_id == obj.object_id or "SAI_PORT_ATTR_HW_LANE_LIST" not in other.attrs:
+                continue
+            shared = set(lanes) & set(parse_list(other.attrs["SAI_PORT_ATTR_HW_LANE_LIST"]))
+            if shared:
+                used = ",".join(sorted(shared))
+                return fail(st.INVALID_PARAMETER, f"lanes {used} are used by port {other.object_id}")
+        if int(speed) not in self.platform.supported_speeds(len(lanes)):
+            supported = ",".join(map(str, self.platform.supported_speeds(len(lanes))))
+            return fail(st.INVALID_ATTR_VALUE, f"speed {speed} is not supported on {len(lanes)} lane(s): {supported}")
+        return None
+
+    def after_create(self, store: ObjectStore, obj: SaiObject) -> list[SaiObject]:
+        if obj.object_type is T.SWITCH:
+            return self._switch_builtins(store, obj)
+        if obj.object_type is T.PORT:
+            self._set_oper(obj.object_id, obj.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true", initial=True)
+            return self._port_children(store, obj.object_id)
+        return []
+
+    def _switch_builtins(self, store: ObjectStore, switch: SaiObject) -> list[SaiObject]:
+        cpu, vr, vlan, bridge = (store.alloc(t, 1)[0] for t in (T.PORT, T.VIRTUAL_ROUTER, T.VLAN, T.BRIDGE))
+        self.defaults = Defaults(switch.object_id, cpu, vr, vlan, bridge)
+        return [
+            SaiObject(T.PORT, cpu, {}, builtin=True),
+            SaiObject(T.VIRTUAL_ROUTER, vr, {}, builtin=True),
+            SaiObject(T.VLAN, vlan, {"SAI_VLAN_ATTR_VLAN_ID": "1"}, builtin=True),
+            SaiObject(T.BRIDGE, bridge, {"SAI_BRIDGE_ATTR_TYPE": "SAI_BRIDGE_TYPE_1Q"}, builtin=True),
+        ]
+
+    def _port_children(self, store: ObjectStore, port: str) -> list[SaiObject]:
+        n_q, n_pg = self.platform.queues_per_port, self.platform.priority_groups_per_port
+        queues = store.alloc(T.QUEUE, n_q)
+        pgs = store.alloc(T.INGRESS_PRIORITY_GROUP, n_pg)
+        root, *leaves = store.alloc(T.SCHEDULER_GROUP, n_q + 1)
+        out = [SaiObject(T.SCHEDULER_GROUP, root, {
+            "SAI_SCHEDULER_GROUP_ATTR_PORT_ID": port, "SAI_SCHEDULER_GROUP_ATTR_LEVEL": "0",
+            "SAI_SCHEDULER_GROUP_ATTR_MAX_CHILDS": str(n_q), "SAI_SCHEDULER_GROUP_ATTR_PARENT_NODE": port,
+        }, owner=port)]
+        for i, (queue, leaf) in enumerate(zip(queues, leaves, strict=True)):
+            out.append(SaiObject(T.SCHEDULER_GROUP, leaf, {
+                "SAI_SCHEDULER_GROUP_ATTR_PORT_ID": port, "SAI_SCHEDULER_GROUP_ATTR_LEVEL": "1",
+                "SAI_SCHEDULER_GROUP_ATTR_MAX_CHILDS": "1", "SAI_SCHEDULER_GROUP_ATTR_PARENT_NODE": root,
+            }, owner=port))
+            out.append(SaiObject(T.QUEUE, queue, {
+                "SAI_QUEUE_ATTR_TYPE": "SAI_QUEUE_TYPE_UNICAST", "SAI_QUEUE_ATTR_INDEX": str(i),
+                "SAI_QUEUE_ATTR_PORT": port, "SAI_QUEUE_ATTR_PARENT_SCHEDULER_NODE": leaf,
+            }, owner=port))
+        for i, pg in enumerate(pgs):
+            out.append(SaiObject(T.INGRESS_PRIORITY_GROUP, pg, {
+                "SAI_INGRESS_PRIORITY_GROUP_ATTR_PORT": port, "SAI_INGRESS_PRIORITY_GROUP_ATTR_INDEX": str(i),
+            }, owner=port))
+        return out
+
+    # -- set -------------------------------------------------------------------------------------
+    def check_set(self, store: ObjectStore, obj: SaiObject, attr: str, value: str) -> Outcome | None:
+        if obj.object_type is T.PORT and attr == "SAI_PORT_ATTR_SPEED" and not obj.builtin:
+            return self._check_port(store, obj, value)
+        return None
+
+    def after_set(self, store: ObjectStore, obj: SaiObject, attr: str, value: str) -> None:
+        if obj.object_type is T.PORT and attr == "SAI_PORT_ATTR_ADMIN_STATE":
+            self._set_oper(obj.object_id, value == "true")
+
+    def _set_oper(self, port: str, admin_up: bool, initial: bool = False) -> None:
+        new = UP if admin_up else DOWN
+        old = self.oper.get(port)
+        self.oper[port] = new
+        if new != old and not (initial and new == DOWN):
+            self.oper_changes.append((port, new))
+
+    def forget_port(self, port: str) -> None:
+        self.oper.pop(port, None)
+
+    # -- read-only attributes --------------------------------------------------------------------
+    def read_only(self, store: ObjectStore, obj: SaiObject, attr: str) -> str | None:
+        getter = _READ_ONLY.get(attr)
+        return getter(self, store, obj) if getter else None
+
+
+def _children(store: ObjectStore, owner: str, kind: T) -> list[str]:
+    return [o.object_id for o in store.owned_by(owner) if o.object_type is kind]
+
+
+def _queues(store: ObjectStore, port: str) -> list[str]:
+    found = [o for o in store.owned_by(port) if o.object_type is T.QUEUE]
+    return [o.object_id for o in sorted(found, key=lambda o: int(o.attrs["SAI_QUEUE_ATTR_INDEX"]))]
+
+
+def _pgs(store: ObjectStore, port: str) -> list[str]:
+    found = [o for o in store.owned_by(port) if o.object_type is T.INGRESS_PRIORITY_GROUP]
+    return [o.object_id for o in sorted(found, key=lambda o: int(o.attrs["SAI_INGRESS_PRIORITY_GROUP_ATTR_INDEX"]))]
+
+
+def _sched_children(store: ObjectStore, group: str) -> list[str]:
+    return [o.object_id for kind in (T.SCHEDULER_GROUP, T.QUEUE) for o in store.of_type(kind).values()
+            if o.attrs.get("SAI_SCHEDULER_GROUP_ATTR_PARENT_NODE", o.attrs.get("SAI_QUEUE_ATTR_PARENT_SCHEDULER_NODE"))
+            == group]
+
+
+def _lanes(obj: SaiObject) -> int:
+    return len(parse_list(obj.attrs.get("SAI_PORT_ATTR_HW_LANE_LIST", "0:null")))
+
+
+def _members(store: ObjectStore, kind: T, attr: str, owner: str) -> str:
+    return sai_list(o.object_id for o in store.of_type(kind).values() if o.attrs.get(attr) == owner)
+
+
+ReadOnly = Callable[[AsicBehaviour, ObjectStore, SaiObject], str]
+_READ_ONLY: dict[str, ReadOnly] = {
+    "SAI_SWITCH_ATTR_CPU_PORT": lambda b, s, o: b.defaults.cpu_port,
+    "SAI_SWITCH_ATTR_DEFAULT_VIRTUAL_ROUTER_ID": lambda b, s, o: b.defaults.default_vr,
+    "SAI_SWITCH_ATTR_DEFAULT_VLAN_ID": lambda b, s, o: b.defaults.default_vlan,
+    "SAI_SWITCH_ATTR_DEFAULT_1Q_BRIDGE_ID": lambda b, s, o: b.defaults.default_bridge,
+    "SAI_SWITCH_ATTR_PORT_NUMBER": lambda b, s, o: str(len(_front_ports(b, s))),
+    "SAI_SWITCH_ATTR_PORT_LIST": lambda b, s, o: sai_list(_front_ports(b, s)),
+    "SAI_SWITCH_ATTR_NUMBER_OF_ECMP_GROUPS": lambda b, s, o: str(b.platform.ecmp_groups),
+    "SAI_SWITCH_ATTR_TOTAL_BUFFER_SIZE": lambda b, s, o: str(b.platform.mmu_size_bytes // 1024),
+    "SAI_SWITCH_ATTR_MAX_NUMBER_OF_FORWARDING_CLASSES": lambda b, s, o: str(b.platform.max_forwarding_classes),
+    "SAI_SWITCH_ATTR_NUMBER_OF_QUEUES": lambda b, s, o: str(b.platform.queues_per_port),
+    "SAI_PORT_ATTR_OPER_STATUS": lambda b, s, o: b.oper.get(o.object_id, DOWN),
+    "SAI_PORT_ATTR_TYPE": lambda b, s, o: "SAI_PORT_TYPE_CPU" if o.builtin else "SAI_PORT_TYPE_LOGICAL",
+    "SAI_PORT_ATTR_SUPPORTED_SPEED": lambda b, s, o: sai_list(b.platform.supported_speeds(_lanes(o))),
+    "SAI_PORT_ATTR_SUPPORTED_FEC_MODE": lambda b, s, o: sai_list(FEC_MODES),
+    "SAI_PORT_ATTR_QOS_NUMBER_OF_QUEUES": lambda b, s, o: str(len(_queues(s, o.object_id))),
+    "SAI_PORT_ATTR_QOS_QUEUE_LIST": lambda b, s, o: sai_list(_queues(s, o.object_id)),
+    "SAI_PORT_ATTR_NUMBER_OF_INGRESS_PRIORITY_GROUPS": lambda b, s, o: str(len(_pgs(s, o.object_id))),
+    "SAI_PORT_ATTR_INGRESS_PRIORITY_GROUP_LIST": lambda b, s, o: sai_list(_pgs(s, o.object_id)),
+    "SAI_PORT_ATTR_QOS_NUMBER_OF_SCHEDULER_GROUPS":
+        lambda b, s, o: str(len(_children(s, o.object_id, T.SCHEDULER_GROUP))),
+    "SAI_PORT_ATTR_QOS_SCHEDULER_GROUP_LIST": lambda b, s, o: sai_list(_children(s, o.object_id, T.SCHEDULER_GROUP)),
+    "SAI_PORT_ATTR_QOS_MAXIMUM_HEADROOM_SIZE": lambda b, s, o: str(b.platform.max_headroom_size),
+    "SAI_SCHEDULER_GROUP_ATTR_CHILD_LIST": lambda b, s, o: sai_list(_sched_children(s, o.object_id)),
+    "SAI_SCHEDULER_GROUP_ATTR_CHILD_COUNT": lambda b, s, o: str(len(_sched_children(s, o.object_id))),
+    "SAI_LAG_ATTR_PORT_LIST": lambda b, s, o: sai_list(
+        m.attrs["SAI_LAG_MEMBER_ATTR_PORT_ID"] for m in s.of_type(T.LAG_MEMBER).values()
+        if m.attrs.get("SAI_LAG_MEMBER_ATTR_LAG_ID") == o.object_id),
+    "SAI_VLAN_ATTR_MEMBER_LIST":
+        lambda b, s, o: _members(s, T.VLAN_MEMBER, "SAI_VLAN_MEMBER_ATTR_VLAN_ID", o.object_id),
+    "SAI_NEXT_HOP_GROUP_ATTR_NEXT_HOP_MEMBER_LIST": lambda b, s, o: _members(
+        s, T.NEXT_HOP_GROUP_MEMBER, "SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_GROUP_ID", o.object_id),
+    "SAI_QUEUE_ATTR_PAUSE_STATUS": lambda b, s, o: "false",
+    "SAI_BUFFER_POOL_ATTR_SHARED_SIZE": lambda b, s, o: o.attrs.get("SAI_BUFFER_POOL_ATTR_SIZE", "0"),
+}
+
+
+def _front_ports(behaviour: AsicBehaviour, store: ObjectStore) -> list[str]:
+    return [p for p in store.of_type(T.PORT) if p != behaviour.defaults.cpu_port]
+
+

@@ -1,0 +1,46 @@
+"""What the simulated ASIC can do, read from the SKU's ``asic.json`` (SKUs are data).
+
+A switch whose hwsku is not a known SKU gets generic capabilities (100G lanes, 8 queues and PGs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nos.platform.sku import UnknownSku, load_sku
+
+STANDARD_SPEEDS = (1000, 10000, 25000, 40000, 50000, 100000, 200000, 400000, 800000)
+
+
+@dataclass(frozen=True)
+class Platform:
+    name: str
+    lane_speed_mbps: int = 100000
+    queues_per_port: int = 8
+    priority_groups_per_port: int = 8
+    mmu_size_bytes: int = 0
+    max_headroom_size: int = 0
+    ecmp_groups: int = 1024
+    max_forwarding_classes: int = 64
+
+    def supported_speeds(self, lanes: int) -> list[int]:
+        """Speeds a port on ``lanes`` lanes can run at (at most lanes x the lane speed)."""
+        return [s for s in STANDARD_SPEEDS if s <= lanes * self.lane_speed_mbps]
+
+
+def load_platform(hwsku: str | None) -> Platform:
+    try:
+        sku = load_sku(hwsku or "")
+    except UnknownSku:
+        return Platform(name=hwsku or "generic")
+    asic = sku.asic
+    return Platform(
+        name=sku.name,
+        lane_speed_mbps=int(asic.get("lane_speed_mbps", 100000)),
+        queues_per_port=int(asic.get("queues_per_port", 8)),
+        priority_groups_per_port=int(asic.get("priority_groups_per_port", 8)),
+        mmu_size_bytes=int(asic.get("mmu_size_bytes", 0)),
+        max_headroom_size=int(asic.get("max_headroom_size", 0)),
+        ecmp_groups=int(asic.get("ecmp_groups", 1024)),
+        max_forwarding_classes=int(asic.get("max_forwarding_classes", 64)),
+    )
