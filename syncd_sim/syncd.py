@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 VIDCOUNTER = "VIDCOUNTER"
 STATE_HASH = "NOS_SYNCD_STATE"  # ours: ids of the built-in objects, to rebuild after a restart
+COUNTS_HASH = "NOS_SYNCD_OBJECT_COUNTS"  # ours: objects per type, cheap to poll (benchmarks, readiness)
 
 
 @dataclass
@@ -131,6 +132,8 @@ class Syncd:
             else:
                 pipe.hset(change.key, mapping=cast(Any, change.fields))
         if batch.changes:
+            counts = {kind.sai_name: str(len(objs)) for kind, objs in self.store.by_type.items()}
+            pipe.hset(COUNTS_HASH, mapping=cast(Any, counts))
             pipe.execute()
         for name, fields in batch.netdevs:
             if fields is None:
@@ -154,7 +157,7 @@ class Syncd:
         names = [n for n in self.asic.client.keys(ASIC_STATE_PREFIX + "*")]
         if names:
             self.asic.client.delete(*names)
-        self.asic.client.delete(STATE_HASH)
+        self.asic.client.delete(STATE_HASH, COUNTS_HASH)
         for name in list(self.hostif_names.values()):
             self.state_ports.delete(name)
         self.hostif_names.clear()

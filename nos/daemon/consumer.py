@@ -19,6 +19,7 @@ from nos.db.keyops import KeyOpFieldsValues
 log = logging.getLogger(__name__)
 
 Handler = Callable[[KeyOpFieldsValues], Result]
+BatchHandler = Callable[[list[KeyOpFieldsValues]], list[Result]]
 
 
 class PoppableTable(Protocol):
@@ -54,6 +55,7 @@ class TableConsumer:
     handler: Handler
     reporter: StatusReporter | None = None
     strict: bool = False
+    batch_handler: BatchHandler | None = None  # all keys' next tasks at once (e.g. bulk SAI requests)
     pending: dict[str, PendingForKey] = field(default_factory=dict)
     stats: ConsumerStats = field(default_factory=ConsumerStats)
     _rejected_keys: set[str] = field(default_factory=set)
@@ -76,6 +78,8 @@ class TableConsumer:
 
     def execute(self) -> int:
         """Run every pending task in order; returns how many completed (not NEED_RETRY)."""
+        if self.batch_handler is not None:
+            return self._execute_batched()
         done = 0
         for key in list(self.pending):
             remaining = list(self.pending[key])
@@ -90,6 +94,44 @@ class TableConsumer:
             else:
                 del self.pending[key]
         return done
+
+    def _execute_batched(self) -> int:
+        """Rounds: the head task of every pending key, handed over together; a key whose head is
+        done offers its next task (a SET after a DEL) in the next round."""
+        assert self.batch_handler is not None
+        done = 0
+        ready = list(self.pending)
+        while ready:
+            heads = [self.pending[key][0] for key in ready]
+            results = self._run_batch(heads)
+            progressed = []
+            for key, task, result in zip(ready, heads, results, strict=True):
+                self.stats.executed += 1
+                self._account(task, result)
+                if not result.done:
+                    continue
+                done += 1
+                rest = self.pending[key][1:]
+                if rest:
+                    self.pending[key] = rest
+                    progressed.append(key)
+                else:
+                    del self.pending[key]
+            ready = progressed
+        return done
+
+    def _run_batch(self, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        assert self.batch_handler is not None
+        try:
+            results = self.batch_handler(tasks)
+            if len(results) != len(tasks):
+                raise RuntimeError(f"batch handler gave {len(results)} results for {len(tasks)} tasks")
+            return results
+        except Exception as exc:  # a program bug: report every task of the batch, once
+            if self.strict:
+                raise
+            log.exception("daemon.batch.crash db=%s table=%s tasks=%d", self.db, self.table, len(tasks))
+            return [Result.failed(f"internal error: {type(exc).__name__}: {exc}")] * len(tasks)
 
     def _run(self, task: KeyOpFieldsValues) -> Result:
         try:

@@ -8,20 +8,27 @@ replay of the rows already in the table (so a restarted orchagent rebuilds its s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
 from nos.daemon.task import Result
 from nos.db import ConsumerStateTable, SubscriberStateTable, Table
+from nos.db.consumer_state import DEFAULT_POP_BATCH_SIZE
 from nos.db.connector import Databases
 from nos.db.keyops import KeyOpFieldsValues
 from nos.schema.dbconfig import APPL_DB
 
 
 class Orch(Protocol):
-    """One feature's orchestration."""
+    """One feature's orchestration.
+
+    An orch may also define ``handle_batch(table, tasks) -> list[Result]`` (one result per task, in
+    order): the consumer then hands it the next task of every pending key at once, so that it can
+    make one bulk SAI request for them (SONiC's route bulker). ``POP_BATCH`` (optional, per table
+    name) sets how many keys one pop takes (default 128, as SONiC).
+    """
 
     CONSUMES: Sequence[tuple[str, str]]
 
@@ -52,16 +59,25 @@ class Replayed:
 
 
 def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
+    pop_sizes: dict[str, int] = getattr(orch, "POP_BATCH", {})
     for db, table in orch.CONSUMES:
         source: Replayed | SubscriberStateTable
+        size = pop_sizes.get(table, DEFAULT_POP_BATCH_SIZE)
         if db == APPL_DB:
-            consumer = ConsumerStateTable(dbs[db], table)
+            consumer = ConsumerStateTable(dbs[db], table, pop_batch_size=size)
             rows = {k: v for k, v in Table(dbs[db], table).get_all().items()}
             source = Replayed(consumer, rows)
         else:
-            source = SubscriberStateTable(dbs[db], table)
-        runner.add_consumer(TableConsumer(db, table, source, _bind(orch, table)))
+            source = SubscriberStateTable(dbs[db], table, pop_batch_size=size)
+        batch = getattr(orch, "handle_batch", None)
+        runner.add_consumer(TableConsumer(db, table, source, _bind(orch, table),
+                                          batch_handler=_bind_batch(batch, table) if batch else None))
 
 
-def _bind(orch: Orch, table: str):  # type: ignore[no-untyped-def]
+def _bind(orch: Orch, table: str) -> Callable[[KeyOpFieldsValues], Result]:
     return lambda task: orch.handle(table, task)
+
+
+def _bind_batch(batch: Callable[[str, list[KeyOpFieldsValues]], list[Result]],
+                table: str) -> Callable[[list[KeyOpFieldsValues]], list[Result]]:
+    return lambda tasks: batch(table, tasks)

@@ -1,0 +1,78 @@
+"""PortOrch with syncd_sim on real Redis: boot, field changes, refusals, deletion, oper state."""
+
+from __future__ import annotations
+
+import pytest
+
+from nos.db import ProducerStateTable
+from orchagent.orchs.port import PortOrch
+from tests.integration.orchagent.conftest import boot_ports
+
+pytestmark = pytest.mark.integration
+
+
+def asic_port(raw, oid):
+    return raw(1).hgetall(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{oid}")
+
+
+def test_boot_creates_ports_hostifs_queues_and_maps(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 4)
+    port = asic_port(raw, ports["Ethernet4"])
+    assert port["SAI_PORT_ATTR_HW_LANE_LIST"] == "4:4,5,6,7"
+    assert port["SAI_PORT_ATTR_SPEED"] == "100000" and port["SAI_PORT_ATTR_MTU"] == "9122"
+    assert port["SAI_PORT_ATTR_ADMIN_STATE"] == "true"
+    hostifs = [raw(1).hgetall(k) for k in raw(1).keys("ASIC_STATE:SAI_OBJECT_TYPE_HOSTIF:*")]
+    assert {h["SAI_HOSTIF_ATTR_NAME"] for h in hostifs} == set(ports)
+    counters = raw(2)
+    assert counters.hlen("COUNTERS_QUEUE_NAME_MAP") == 4 * 8
+    assert counters.hget("COUNTERS_QUEUE_INDEX_MAP", counters.hget("COUNTERS_QUEUE_NAME_MAP", "Ethernet0:3")) == "3"
+    assert counters.hlen("COUNTERS_PG_NAME_MAP") == 4 * 8
+    assert raw(6).hgetall("BUFFER_MAX_PARAM_TABLE|Ethernet0")["max_queues"] == "8"
+    # the simulated kernel: netdevs appear, and admin up ports go oper up
+    agent.drive(lambda: raw(0).hget("PORT_TABLE:Ethernet0", "oper_status") == "up")
+    assert raw(6).hget("PORT_TABLE|Ethernet0", "netdev_oper_status") == "up"
+
+
+def test_field_changes_become_sai_sets(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 2)
+    appl = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    appl.set("Ethernet0", {"mtu": "1500", "fec": "rs", "tpid": "0x9200", "admin_status": "down"})
+    agent.drive(lambda: asic_port(raw, ports["Ethernet0"]).get("SAI_PORT_ATTR_TPID") == "37376")
+    port = asic_port(raw, ports["Ethernet0"])
+    assert port["SAI_PORT_ATTR_MTU"] == "1522" and port["SAI_PORT_ATTR_FEC_MODE"] == "SAI_PORT_FEC_MODE_RS"
+    agent.drive(lambda: raw(0).hget("PORT_TABLE:Ethernet0", "oper_status") == "down")
+
+
+def test_a_speed_the_lanes_cannot_do_is_refused_and_reported(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    boot_ports(agent, dbs, 1)
+    appl = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    appl.set("Ethernet100", {"lanes": "100", "speed": "400000", "mtu": "9100"})  # one 100G lane
+    consumer = agent.runner.consumers[0]
+    agent.drive(lambda: consumer.stats.rejected >= 1)
+    assert raw(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet100") is None
+
+
+def test_deleting_a_port_removes_hostif_queues_and_maps(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 2)
+    ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE").delete("Ethernet4")
+    agent.drive(lambda: raw(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet4") is None)
+    assert not raw(1).exists(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{ports['Ethernet4']}")
+    queues = [raw(1).hgetall(k) for k in raw(1).keys("ASIC_STATE:SAI_OBJECT_TYPE_QUEUE:*")]
+    assert all(q["SAI_QUEUE_ATTR_PORT"] != ports["Ethernet4"] for q in queues)
+    assert len(queues) == 8
+    assert raw(6).hgetall("PORT_TABLE|Ethernet4") == {}
+
+
+def test_a_referenced_port_is_not_deleted_until_released(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 1)
+    agent.deps.registry.ref("Ethernet0")  # e.g. a VLAN member
+    ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE").delete("Ethernet0")
+    agent.settle()
+    assert raw(1).exists(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{ports['Ethernet0']}")
+    agent.deps.registry.unref("Ethernet0")
+    agent.drive(lambda: not raw(1).exists(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{ports['Ethernet0']}"))
