@@ -17,6 +17,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
+conformance: $(STAMP)
+	$(BIN)/python -m tests.e2e.conformance $(ARGS)
+
 bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)
 

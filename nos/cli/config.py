@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from nos.cli.common import connect, fail, run_dir_option
+from nos.cli.interface import interface
 from nos.config.apply import ApplyResult, load_config, reload_config, save_config
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.files import read_config_file
@@ -22,6 +23,9 @@ _MAX_ERRORS_SHOWN = 50
 @click.group()
 def config() -> None:
     """Change the running configuration."""
+
+
+config.add_command(interface)
 
 
 def _read(path: Path) -> Config:

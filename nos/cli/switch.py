@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from nos.cli.common import fail, json_option, print_json, print_table, run_dir_option
+from nos.cli.show.errors import gather_errors
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.db.connector import Databases
 from nos.runtime import procs, readiness
@@ -61,6 +62,7 @@ def up(sku: str | None, config_file: Path | None, run_dir: str | None, rest_port
         state = run.boot_state() or {}
         click.echo(f"Switch ready in {state.get('boot_seconds')} s (sku {state.get('sku')})")
         click.echo("\n".join(_endpoint_lines(endpoints, run)))
+        _warn_refused(run)
         if not quiet:
             click.echo("Press Ctrl-C to stop.")
         sys.stdout.flush()
@@ -74,6 +76,20 @@ def up(sku: str | None, config_file: Path | None, run_dir: str | None, rest_port
         if not code and not quiet:
             click.echo("Switch stopped.")
     sys.exit(code)
+
+
+def _warn_refused(run: RunDir) -> None:
+    """Say so when the boot left refused entries (e.g. ports the ASIC cannot run)."""
+    endpoints = run.endpoints() or {}
+    if "redis" not in endpoints:
+        return
+    dbs = Databases(endpoints["redis"])
+    try:
+        refused = gather_errors(dbs)
+    finally:
+        dbs.close()
+    if refused:
+        click.echo(f"Warning: {len(refused)} entries were refused; see 'nos show errors'", err=True)
 
 
 def _up_detached(run: RunDir) -> None:
@@ -91,6 +107,7 @@ def _up_detached(run: RunDir) -> None:
         if state.get("state") == "ready" and state.get("pid") == child.pid:
             click.echo(f"Switch ready in {state.get('boot_seconds')} s (sku {state.get('sku')}, pid {child.pid})")
             click.echo("\n".join(_endpoint_lines(state["endpoints"], run)))
+            _warn_refused(run)
             return
         if state.get("state") == "failed":
             fail(str(state.get("error")))

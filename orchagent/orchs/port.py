@@ -117,6 +117,10 @@ class PortOrch:
         for note in notes:
             log.info("orch.port.ignored port=%s %s", name, note)
         port = self.ports.get(name)
+        if lanes is not None and (port is None or lanes != port.lanes):
+            holders = self._lane_holders(name, lanes)
+            if holders:  # e.g. a breakout: the old ports' deletions have not arrived yet
+                return Result.retry(f"lanes of {name} are still used by {', '.join(holders)}")
         if port is not None and lanes is not None and lanes != port.lanes:
             removed = self._remove(name)
             if not removed.done or removed.rejected:
@@ -128,6 +132,10 @@ class PortOrch:
             problem = self._create_one(name, fields)
             return Result.failed(problem) if problem else Result.success()
         return self._update(port, attrs, serdes)
+
+    def _lane_holders(self, name: str, lanes: list[int]) -> list[str]:
+        wanted = set(lanes)
+        return sorted(p.name for p in self.ports.values() if p.name != name and wanted & set(p.lanes))
 
     def _update(self, port: PortObjects, attrs: list[tuple[str, str]], serdes: list[tuple[str, str]]) -> Result:
         ops = [SaiOp.set(T.PORT, port.oid, attr, value) for attr, value in changed(port.attrs.items(), attrs)]

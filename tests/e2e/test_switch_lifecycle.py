@@ -198,3 +198,17 @@ def test_nos_redis_cli_reads_the_switch_database(switch_s6000):
     # options of nos itself come before redis-cli's own arguments
     out = nos("redis-cli", "--run-dir", str(switch_s6000.run_dir), "-n", "4", "hget", "PORT|Ethernet0", "lanes")
     assert out.stdout.strip() == "25,26,27,28"
+
+
+def test_refused_entries_are_readable(switch_s6000):
+    """A port at a speed its lanes cannot do: refused by the ASIC, visible in nos show errors."""
+    switch_s6000.db(0)  # ensure clients exist before the change
+    nos("redis-cli", "--run-dir", str(switch_s6000.run_dir), "-n", "0", "eval",
+        "redis.call('SADD','PORT_TABLE_KEY_SET','Ethernet200'); "
+        "redis.call('HSET','_PORT_TABLE:Ethernet200','lanes','200','speed','400000'); "
+        "redis.call('PUBLISH','PORT_TABLE_CHANNEL@0','G')", "0")
+    wait_until(lambda: "Ethernet200" in switch_s6000.nos("show", "errors").stdout, timeout=10)
+    info = json.loads(switch_s6000.nos("show", "errors", "--json").stdout)
+    row = next(r for r in info if r["key"] == "Ethernet200")
+    assert row["table"] == "PORT_TABLE" and row["status"] == "FAILED" and "speed 400000" in row["reason"]
+    switch_s6000.db(0).delete("PORT_TABLE:Ethernet200")

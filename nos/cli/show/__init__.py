@@ -1,6 +1,7 @@
 """``nos show ...``: SONiC's show commands, same words and columns, ``--json`` on each.
 
-``interfaces status|portchannel``, ``vlan brief|config``, ``ip|ipv6 interfaces``, ``ip|ipv6 route``.
+``interfaces status|portchannel``, ``vlan brief|config``, ``ip|ipv6 interfaces``, ``ip|ipv6 route``,
+and ``errors`` (ours: entries that were refused).
 Reading is in the command modules (``interfaces.read_snapshot``), formatting in ``render`` (pure).
 """
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from nos.cli.show import interfaces, ip, vlan
+from nos.cli.show import errors, interfaces, ip, vlan
 
 
 @click.group()
@@ -20,3 +21,4 @@ show.add_command(interfaces.interfaces)
 show.add_command(vlan.vlan)
 show.add_command(ip.ip)
 show.add_command(ip.ipv6)
+show.add_command(errors.errors)

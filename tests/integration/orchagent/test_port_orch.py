@@ -76,3 +76,18 @@ def test_a_referenced_port_is_not_deleted_until_released(orchagent, dbs, raw):
     assert raw(1).exists(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{ports['Ethernet0']}")
     agent.deps.registry.unref("Ethernet0")
     agent.drive(lambda: not raw(1).exists(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{ports['Ethernet0']}"))
+
+
+def test_a_port_whose_lanes_are_still_held_waits_for_them(orchagent, dbs, raw):
+    """Breakout back to one port: the wide port arrives before the narrow ports' deletions."""
+    agent = orchagent(PortOrch)
+    boot_ports(agent, dbs, 2)
+    appl = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    appl.set("Ethernet0", {"lanes": "0,1,2,3,4,5,6,7", "speed": "100000", "mtu": "9100"})  # takes Ethernet4's lanes
+    agent.settle()
+    consumer = agent.runner.consumers[0]
+    assert consumer.pending_count == 1 and consumer.stats.rejected == 0
+    appl.delete("Ethernet4")
+    agent.drive(lambda: raw(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet4") is None and consumer.pending_count == 0)
+    oid = raw(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet0")
+    assert raw(1).hget(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{oid}", "SAI_PORT_ATTR_HW_LANE_LIST") == "8:0,1,2,3,4,5,6,7"

@@ -1,0 +1,57 @@
+"""Run ../shared/conformance against a fresh 32x100G switch (the SKU that reproduces SONiC's
+virtual-switch baseline): ``python -m tests.e2e.conformance [--feature F ...] [--all]``.
+
+``FEATURES`` lists the features this switch implements so far; each issue that adds one adds it
+here, and the test suite (tests/e2e/test_conformance.py) requires every case of them to pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+RUNNER = SHARED / "conformance" / "run.py"
+FEATURES = ("port", "vlan", "lag", "route")
+NOS = [sys.executable, "-m", "nos.cli.main"]
+
+
+def run(features: tuple[str, ...] | None, run_dir: Path, extra: list[str] | None = None) -> dict[str, Any]:
+    """Boot a switch in ``run_dir``, run the cases (all when ``features`` is None), stop it."""
+    subprocess.run([*NOS, "up", "-d", "--sku", "Force10-S6000", "--run-dir", str(run_dir), "--rest-port", "0",
+                    "--redis-port", "0"], check=True, capture_output=True, text=True, timeout=120)
+    try:
+        endpoints = json.loads((run_dir / "endpoints.json").read_text())
+        results = run_dir / "conformance.json"
+        argv = [sys.executable, str(RUNNER), "--redis", endpoints["redis"], "--json", str(results), *(extra or [])]
+        for feature in features or ():
+            argv += ["--feature", feature]
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+        doc: dict[str, Any] = json.loads(results.read_text()) if results.exists() else {}
+        doc["output"] = proc.stdout + proc.stderr
+        return doc
+    finally:
+        subprocess.run([*NOS, "down", "--run-dir", str(run_dir)], capture_output=True, timeout=60)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="conformance")
+    parser.add_argument("--feature", action="append", help="feature to run (repeatable)")
+    parser.add_argument("--all", action="store_true", help="every case, implemented or not")
+    parser.add_argument("-v", action="store_true", help="print every check")
+    args = parser.parse_args()
+    features = None if args.all else tuple(args.feature or FEATURES)
+    with tempfile.TemporaryDirectory(prefix="nos-conformance-") as tmp:
+        doc = run(features, Path(tmp), ["-v"] if args.v else [])
+    print(doc["output"])
+    summary = doc.get("summary", {})
+    return 0 if summary and not summary.get("failed") and not summary.get("errors") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
