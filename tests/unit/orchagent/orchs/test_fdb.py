@@ -1,0 +1,68 @@
+"""FDB parse/plan with plain data: golden SAI operations and the waits for VLAN membership."""
+
+from __future__ import annotations
+
+import pytest
+
+from nos.daemon.task import TaskStatus
+from nos.sai.ops import SaiOp
+from nos.sai.types import ObjectType as T
+from orchagent.core.registry import Kind
+from orchagent.orchs import fdb
+from orchagent.orchs.l2_common import Bridgeable, InvalidEntry
+
+SWITCH = "oid:0x21000000000000"
+VLAN = "oid:0x26000000000005"
+BP = "oid:0x3a000000000040"
+KEY = '{"bvid":"oid:0x26000000000005","mac":"52:54:00:25:06:E9","switch_id":"oid:0x21000000000000"}'
+ENTRY = fdb.FdbEntry("Vlan2", 2, "52:54:00:25:06:E9", "Ethernet0", "dynamic")
+
+
+def member(**kw):
+    values = {"bridge_port": BP, "vlans": frozenset({2})} | kw
+    return Bridgeable("Ethernet0", Kind.PORT, "oid:0x1000000000010", **values)
+
+
+def test_parse_accepts_dashes_and_keeps_the_vlan_and_port():
+    assert fdb.parse("Vlan2:52-54-00-25-06-e9", (("port", "Ethernet0"), ("type", "dynamic"))) == ENTRY
+    assert fdb.parse("Vlan2:52:54:00:25:06:E9", (("port", "Ethernet0"),)) == ENTRY
+    assert ENTRY.state_key == "Vlan2:52:54:00:25:06:e9"
+
+
+@pytest.mark.parametrize("key, fields", [
+    ("Vlan2", (("port", "Ethernet0"),)), ("Vlan2:52-54-00-25-06", (("port", "Ethernet0"),)),
+    ("Vlan2:52-54:00-25-06-E9", (("port", "Ethernet0"),)), ("Vlanx:52:54:00:25:06:E9", (("port", "Ethernet0"),)),
+    ("Vlan2:52:54:00:25:06:E9", ()), ("Vlan2:52:54:00:25:06:E9", (("port", "Ethernet0"), ("type", "sticky"))),
+])
+def test_bad_rows_are_invalid(key, fields):
+    with pytest.raises(InvalidEntry):
+        fdb.parse(key, fields)
+
+
+def test_a_new_entry_is_one_create_keyed_by_vlan_oid_and_upper_case_mac():
+    plan = fdb.plan(ENTRY, VLAN, member(), None, SWITCH)
+    assert plan.ops == (SaiOp.create(T.FDB_ENTRY, KEY, ("SAI_FDB_ENTRY_ATTR_TYPE", "SAI_FDB_ENTRY_TYPE_DYNAMIC"),
+                                     ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", BP)),)
+    assert plan.state == fdb.Installed(ENTRY, KEY, BP)
+
+
+@pytest.mark.parametrize("vlan, target", [
+    ("", member()), (VLAN, None), (VLAN, member(vlans=frozenset({3}))),
+    (VLAN, member(bridge_port="", vlans=frozenset())),
+])
+def test_waits_for_the_vlan_and_the_membership(vlan, target):
+    plan = fdb.plan(ENTRY, vlan, target, None, SWITCH)
+    assert plan.result.status is TaskStatus.NEED_RETRY and plan.ops == ()
+
+
+def test_the_same_entry_again_is_nothing_and_a_change_is_sets():
+    installed = fdb.Installed(ENTRY, KEY, BP)
+    assert fdb.plan(ENTRY, VLAN, member(), installed, SWITCH).ops == ()
+    static = fdb.FdbEntry("Vlan2", 2, "52:54:00:25:06:E9", "Ethernet4", "static")
+    moved = fdb.plan(static, VLAN, member(bridge_port="oid:0x3a000000000041"), installed, SWITCH)
+    assert moved.ops == (SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_TYPE", "SAI_FDB_ENTRY_TYPE_STATIC"),
+                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", "oid:0x3a000000000041"))
+
+
+def test_flush_removes_each_entry():
+    assert fdb.plan_flush([fdb.Installed(ENTRY, KEY, BP)]) == (SaiOp.remove(T.FDB_ENTRY, KEY),)
