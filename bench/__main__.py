@@ -8,7 +8,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import boot, db
+from bench import boot, db, routes
 from nos.runtime.redis_server import RedisServer
 
 
@@ -40,11 +40,22 @@ def run_boot(runs: int, sku: str) -> dict[str, object]:
             "wall_median": median([r[1] for r in results]), "rss_median": median([r[2] for r in results])}
 
 
+def run_routes(runs: int, n: int, sets: int) -> dict[str, object]:
+    results = [routes.route_run(n=n, sets=sets, seed=run) for run in range(runs)]
+    rates = [r.per_s for r in results]
+    raw = [r.raw_hset_per_s for r in results]
+    return {"routes": n, "sets": sets, "runs": runs, "routes_per_s": rates, "raw_hset_per_s": raw,
+            "seconds": [r.seconds for r in results], "groups": [r.groups for r in results],
+            "routes_median": median(rates), "raw_median": median(raw)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
-    parser.add_argument("--only", choices=["db", "boot"])
+    parser.add_argument("--only", choices=["db", "boot", "routes"])
+    parser.add_argument("--routes", type=int, default=100_000)
+    parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
     args = parser.parse_args()
     out: dict[str, object] = {}
@@ -60,6 +71,12 @@ def main() -> None:
         print(f"  'nos up -d' to ready, wall clock      {b['wall_median']:>10.2f} s        (target < 3 s)")
         print(f"    of which the supervisor's boot      {b['ready_median']:>10.2f} s        (Redis, config, daemons)")
         print(f"  resident memory, whole switch         {b['rss_median']:>10.0f} MB       (target < 400 MB)")
+    if args.only in (None, "routes"):
+        r = out["routes"] = run_routes(args.runs, args.routes, args.route_sets)
+        print(f"Routes, {r['routes']} IPv4 /24 over {r['sets']} ECMP sets x {r['runs']} runs (median), {routes.SKU}:")
+        print(f"  raw pipelined HSET (reference)        {r['raw_median']:>10,.0f} keys/s")
+        print(f"  ROUTE_TABLE -> ASIC_DB (e2e)          {r['routes_median']:>10,.0f} routes/s"
+              f"   = {r['routes_median'] / r['raw_median']:.0%} of raw   (target >= 20,000)")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=2) + "\n")
 

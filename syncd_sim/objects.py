@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from nos.sai import status as st
 from nos.sai.keys import asic_state_key
 from nos.sai.meta import ObjectMeta, object_meta
-from nos.sai.types import ObjectType, oid_type
+from nos.sai.types import NULL_OID, OID_PREFIX, ObjectType, oid_type
+from nos.sai.values import VT, AttrMeta
 
 Allocator = Callable[[ObjectType, int], list[str]]
 NULL_FIELDS = {"NULL": "NULL"}
@@ -31,6 +32,7 @@ class SaiObject:
     owner: str | None = None   # set for ASIC-created sub-objects
     builtin: bool = False      # created with the switch (CPU port, default VLAN/VR/bridge): not removable
     counted: set[str] = field(default_factory=set)  # attributes whose object references are counted
+    key: dict[str, str] | None = None  # an entry object's parsed JSON key (parsed once, on create)
 
 
 @dataclass(frozen=True)
@@ -86,20 +88,24 @@ class ObjectStore:
         self.objects: dict[tuple[ObjectType, str], SaiObject] = {}
         self.by_type: dict[ObjectType, dict[str, SaiObject]] = {}
         self.refs: Counter[str] = Counter()
+        # indexes that keep the per-object checks O(1) with 100k+ objects (routes)
+        self.oids: dict[str, SaiObject] = {}               # objects identified by an OID
+        self.owned: dict[str, dict[str, SaiObject]] = {}   # owner -> its ASIC-created sub-objects
+        self._mandatory: dict[ObjectType, list[str]] = {}
+        self._attrs: dict[ObjectType, dict[str, tuple[AttrMeta, bool, bool]]] = {}
 
     # -- lookups ---------------------------------------------------------------------------------
     def find(self, object_type: ObjectType, object_id: str) -> SaiObject | None:
         return self.objects.get((object_type, object_id))
 
     def exists_oid(self, oid: str) -> bool:
-        kind = oid_type(oid)
-        return kind is not None and (kind, oid) in self.objects
+        return oid in self.oids  # an OID's text encodes its type, so the text alone identifies it
 
     def of_type(self, object_type: ObjectType) -> dict[str, SaiObject]:
         return self.by_type.get(object_type, {})
 
     def owned_by(self, owner: str) -> list[SaiObject]:
-        return [o for o in self.objects.values() if o.owner == owner]
+        return list(self.owned.get(owner, {}).values())
 
     # -- the operations --------------------------------------------------------------------------
     def create(self, object_type: ObjectType, object_id: str, attrs: Sequence[tuple[str, str]]) -> Outcome:
@@ -108,14 +114,18 @@ class ObjectStore:
             return fail(st.INVALID_OBJECT_TYPE, f"{object_type.sai_name} is not implemented")
         if (object_type, object_id) in self.objects:
             return fail(st.ITEM_ALREADY_EXISTS, f"{object_type.sai_name}:{object_id} already exists")
-        problem = self._check_id(meta, object_id) or self._check_attrs(meta, attrs, creating=True)
+        key, problem = self._check_id(meta, object_id)
+        problem = problem or self._check_attrs(meta, attrs, creating=True)
         if problem:
             return problem
         values = {k: v for k, v in attrs if k != "NULL"}
-        missing = [name for name in meta.mandatory() if name not in values]
+        mandatory = self._mandatory.get(object_type)
+        if mandatory is None:
+            mandatory = self._mandatory[object_type] = meta.mandatory()
+        missing = [name for name in mandatory if name not in values]
         if missing:
             return fail(st.MANDATORY_ATTRIBUTE_MISSING, f"{object_type.sai_name}: missing {', '.join(missing)}")
-        obj = SaiObject(object_type, object_id, values)
+        obj = SaiObject(object_type, object_id, values, key=key)
         refused = self.hooks.check_create(self, obj)
         if refused:
             return refused
@@ -181,31 +191,46 @@ class ObjectStore:
         return Outcome(st.SUCCESS, values=values)
 
     # -- building blocks -------------------------------------------------------------------------
-    def _check_id(self, meta: ObjectMeta, object_id: str) -> Outcome | None:
+    def _check_id(self, meta: ObjectMeta, object_id: str) -> tuple[dict[str, str] | None, Outcome | None]:
+        """(the parsed key of an entry object, why the id is refused)."""
         if not meta.is_entry:
             if oid_type(object_id) is not meta.object_type:
-                return fail(st.INVALID_OBJECT_ID, f"{object_id} is not a {meta.object_type.sai_name} id")
-            return None
+                return None, fail(st.INVALID_OBJECT_ID, f"{object_id} is not a {meta.object_type.sai_name} id")
+            return None, None
         try:
             key = json.loads(object_id)
         except ValueError:
-            return fail(st.INVALID_PARAMETER, f"entry key is not JSON: {object_id[:120]}")
-        if not isinstance(key, dict) or set(key) != set(meta.key_fields):
-            return fail(st.INVALID_PARAMETER, f"entry key must have {', '.join(meta.key_fields)}")
+            return None, fail(st.INVALID_PARAMETER, f"entry key is not JSON: {object_id[:120]}")
+        if not isinstance(key, dict) or key.keys() != set(meta.key_fields):
+            return None, fail(st.INVALID_PARAMETER, f"entry key must have {', '.join(meta.key_fields)}")
         for field_name in meta.key_refs:
             if not self.exists_oid(key[field_name]):
-                return fail(st.INVALID_PARAMETER, f"entry key {field_name} {key[field_name]} does not exist")
-        return None
+                return None, fail(st.INVALID_PARAMETER, f"entry key {field_name} {key[field_name]} does not exist")
+        return key, None
+
+    def _attr_table(self, meta: ObjectMeta) -> dict[str, tuple[AttrMeta, bool, bool]]:
+        """name -> (metadata, read-only, holds one object id): looked up once per type."""
+        table = self._attrs.get(meta.object_type)
+        if table is None:
+            table = self._attrs[meta.object_type] = {
+                name: (attr, attr.read_only, attr.vt is VT.OID) for name, attr in meta.attrs.items()}
+        return table
 
     def _check_attrs(self, meta: ObjectMeta, attrs: Sequence[tuple[str, str]], creating: bool) -> Outcome | None:
+        table = self._attr_table(meta)
         for name, value in attrs:
             if name == "NULL":
                 continue
-            attr = meta.attrs.get(name)
-            if attr is None:
+            info = table.get(name)
+            if info is None:
                 return fail(st.UNKNOWN_ATTRIBUTE, f"{name} is not an attribute of {meta.object_type.sai_name}")
-            if attr.read_only:
+            attr, read_only, is_oid = info
+            if read_only:
                 return fail(st.INVALID_ATTRIBUTE, f"{name} is read-only")
+            if is_oid:  # fast path: an existing object of an allowed type is valid
+                found = self.oids.get(value)
+                if found is not None and (not attr.object_types or found.object_type in attr.object_types):
+                    continue
             problem = attr.problem(value)
             if problem:
                 return fail(st.INVALID_ATTR_VALUE, problem)
@@ -215,15 +240,20 @@ class ObjectStore:
         return None
 
     def _ref(self, meta: ObjectMeta, attr: str, value: str, weight: int) -> None:
-        attr_meta = meta.attrs.get(attr)
-        if attr_meta is not None:
-            for target in attr_meta.references(value):
-                self.refs[target] += weight
+        info = self._attr_table(meta).get(attr)
+        if info is None:
+            return
+        if info[2]:  # one object id (the common case, without building a list)
+            if value != NULL_OID:
+                self.refs[value] += weight
+            return
+        for target in info[0].references(value):
+            self.refs[target] += weight
 
     def _key_refs(self, obj: SaiObject, weight: int) -> None:
         meta = object_meta(obj.object_type)
         if meta is not None and meta.is_entry:
-            key = json.loads(obj.object_id)
+            key = obj.key if obj.key is not None else json.loads(obj.object_id)
             for field_name in meta.key_refs:
                 if field_name != "switch_id":
                     self.refs[key[field_name]] += weight
@@ -232,6 +262,10 @@ class ObjectStore:
         """Add an object; ``count`` its references (clients' objects) or not (the ASIC's own)."""
         self.objects[(obj.object_type, obj.object_id)] = obj
         self.by_type.setdefault(obj.object_type, {})[obj.object_id] = obj
+        if obj.object_id.startswith(OID_PREFIX):
+            self.oids[obj.object_id] = obj
+        if obj.owner is not None:
+            self.owned.setdefault(obj.owner, {})[obj.object_id] = obj
         meta = object_meta(obj.object_type)
         if meta is not None and count:
             for name, value in obj.attrs.items():
@@ -243,6 +277,12 @@ class ObjectStore:
     def _delete(self, obj: SaiObject) -> Change:
         del self.objects[(obj.object_type, obj.object_id)]
         del self.by_type[obj.object_type][obj.object_id]
+        self.oids.pop(obj.object_id, None)
+        if obj.owner is not None:
+            siblings = self.owned.get(obj.owner, {})
+            siblings.pop(obj.object_id, None)
+            if not siblings:
+                self.owned.pop(obj.owner, None)
         meta = object_meta(obj.object_type)
         if meta is not None:
             for name in obj.counted:

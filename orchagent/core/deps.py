@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from nos.db.connector import Databases
 from orchagent.core.events import EventBus
+from orchagent.core.l3 import L3State
 from orchagent.core.registry import Registry
 from orchagent.sairedis import SaiRedis
 
@@ -34,3 +35,4 @@ class OrchDeps:
     switch: SwitchContext
     registry: Registry = field(default_factory=Registry)
     bus: EventBus = field(default_factory=EventBus)
+    l3: L3State = field(default_factory=L3State)

@@ -15,8 +15,8 @@ from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
 from nos.daemon.task import Result
 from nos.db import ConsumerStateTable, SubscriberStateTable, Table
-from nos.db.consumer_state import DEFAULT_POP_BATCH_SIZE
 from nos.db.connector import Databases
+from nos.db.consumer_state import DEFAULT_POP_BATCH_SIZE
 from nos.db.keyops import KeyOpFieldsValues
 from nos.schema.dbconfig import APPL_DB
 
