@@ -28,7 +28,7 @@ from nos.db.connector import Databases
 from nos.runtime.rundir import RunDir
 
 SKU = "NOS-SIM-128x400G"
-SETS = 1000  # distinct ECMP next-hop sets: within the SKU's 1024 next hop groups (asic.json ecmp_groups)
+SETS = 2000  # distinct ECMP next-hop sets ("a few thousand"): within the SKU's 4096 groups (asic.json)
 COUNTS_HASH = "NOS_SYNCD_OBJECT_COUNTS"
 BATCH = 128
 TIMEOUT_S = 300.0

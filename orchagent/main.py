@@ -24,6 +24,7 @@ from orchagent.orchs.switch import init_switch
 from orchagent.sairedis import SaiRedis
 
 NAME = "orchagent"
+CONSUMES = ((ASIC_DB, ASIC_NOTIFICATIONS_CHANNEL),)  # syncd's notifications, handed to the orchs
 
 
 def orch_modules() -> list[ModuleType]:

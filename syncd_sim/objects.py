@@ -10,6 +10,7 @@ are "owned": they live and die with their owner and do not pin it.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -197,10 +198,12 @@ class ObjectStore:
             if oid_type(object_id) is not meta.object_type:
                 return None, fail(st.INVALID_OBJECT_ID, f"{object_id} is not a {meta.object_type.sai_name} id")
             return None, None
-        try:
-            key = json.loads(object_id)
-        except ValueError:
-            return None, fail(st.INVALID_PARAMETER, f"entry key is not JSON: {object_id[:120]}")
+        key = _fast_entry_key(meta.key_fields, object_id)
+        if key is None:
+            try:
+                key = json.loads(object_id)
+            except ValueError:
+                return None, fail(st.INVALID_PARAMETER, f"entry key is not JSON: {object_id[:120]}")
         if not isinstance(key, dict) or key.keys() != set(meta.key_fields):
             return None, fail(st.INVALID_PARAMETER, f"entry key must have {', '.join(meta.key_fields)}")
         for field_name in meta.key_refs:
@@ -299,3 +302,18 @@ class ObjectStore:
     def restore(self, obj: SaiObject) -> None:
         """Put back an object read from ASIC_STATE (a restarted syncd): client objects' references count."""
         self._insert(obj, count=obj.owner is None and not obj.builtin)
+
+
+_CANONICAL: dict[tuple[str, ...], tuple[re.Pattern[str], tuple[str, ...]]] = {}
+
+
+def _fast_entry_key(fields: tuple[str, ...], object_id: str) -> dict[str, str] | None:
+    """Parse the canonical form sairedis writes (compact, sorted keys, plain string values) without
+    the JSON parser; None for anything else (then json.loads decides)."""
+    cached = _CANONICAL.get(fields)
+    if cached is None:
+        names = tuple(sorted(fields))
+        body = ",".join(f'"{re.escape(name)}":"([^"\\\\]*)"' for name in names)
+        cached = _CANONICAL[fields] = (re.compile("\\{" + body + "\\}"), names)
+    found = cached[0].fullmatch(object_id)
+    return dict(zip(cached[1], found.groups(), strict=True)) if found else None

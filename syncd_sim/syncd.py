@@ -37,6 +37,9 @@ from syncd_sim.protocol import BULK_OPS, INIT_VIEW, NOTIFY_SYNCD_ATTR, Request, 
 
 log = logging.getLogger(__name__)
 
+CONSUMES = ((ASIC_DB, ASIC_STATE_TABLE), (CONFIG_DB, CFG_DEVICE_METADATA_TABLE_NAME))
+PRODUCES = ((ASIC_DB, ASIC_STATE_TABLE), (ASIC_DB, ASIC_GETRESPONSE_TABLE), (ASIC_DB, ASIC_NOTIFICATIONS_CHANNEL),
+            (ASIC_DB, "VIDCOUNTER"), (STATE_DB, STATE_PORT_TABLE_NAME))
 VIDCOUNTER = "VIDCOUNTER"
 STATE_HASH = "NOS_SYNCD_STATE"  # ours: ids of the built-in objects, to rebuild after a restart
 FREEZE_EVERY = 4096  # objects added between gc.freeze() calls

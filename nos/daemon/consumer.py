@@ -58,6 +58,7 @@ class TableConsumer:
     batch_handler: BatchHandler | None = None  # all keys' next tasks at once (e.g. bulk SAI requests)
     pending: dict[str, PendingForKey] = field(default_factory=dict)
     stats: ConsumerStats = field(default_factory=ConsumerStats)
+    soon: bool = False  # a task asked to be re-driven at the next loop turn
     _rejected_keys: set[str] = field(default_factory=set)
 
     # -- Selectable (delegates to the source) ---------------------------------------------------
@@ -78,6 +79,7 @@ class TableConsumer:
 
     def execute(self) -> int:
         """Run every pending task in order; returns how many completed (not NEED_RETRY)."""
+        self.soon = False
         if self.batch_handler is not None:
             return self._execute_batched()
         done = 0
@@ -148,6 +150,7 @@ class TableConsumer:
     def _account(self, task: KeyOpFieldsValues, result: Result) -> None:
         if result.status is TaskStatus.NEED_RETRY:
             self.stats.retried += 1
+            self.soon = self.soon or result.soon
             log.debug("daemon.task.retry table=%s key=%s reason=%s", self.table, task.key, result.reason)
         elif result.rejected:
             self.stats.rejected += 1

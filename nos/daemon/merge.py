@@ -33,5 +33,7 @@ def merge_task(pending: PendingForKey, incoming: KeyOpFieldsValues) -> PendingFo
 
 def merge_into(pending: dict[str, PendingForKey], incoming: Iterable[KeyOpFieldsValues]) -> None:
     """Merge a popped batch into a key -> pending-tasks map (insertion order = arrival order)."""
+    get = pending.get
     for task in incoming:
-        pending[task.key] = merge_task(pending.get(task.key, ()), task)
+        current = get(task.key)
+        pending[task.key] = (task,) if current is None else merge_task(current, task)

@@ -104,7 +104,8 @@ class Runner:
             if now >= timer.next_due:
                 timer.arm(now)
                 timer.callback()
-        if done or now - self._last_redrive >= self.retry_interval:
+        soon = any(c.soon for c in self.consumers)
+        if done or soon or now - self._last_redrive >= self.retry_interval:
             self._last_redrive = now
             done += self.redrive()
         return done
@@ -115,6 +116,8 @@ class Runner:
                 on_ready()
 
     def _wait_time(self, now: float) -> float:
+        if any(c.soon for c in self.consumers):
+            return 0.0
         deadlines = [t.next_due for t in self.timers]
         if any(c.pending for c in self.consumers):
             deadlines.append(self._last_redrive + self.retry_interval)

@@ -27,14 +27,17 @@ class Result:
 
     status: TaskStatus
     reason: str = ""
+    soon: bool = False  # NEED_RETRY only: re-drive at the next loop turn, not on the retry timer
 
     @classmethod
     def success(cls) -> Result:
         return _SUCCESS
 
     @classmethod
-    def retry(cls, reason: str) -> Result:
-        return cls(TaskStatus.NEED_RETRY, reason)
+    def retry(cls, reason: str, soon: bool = False) -> Result:
+        """A dependency is missing; ``soon`` when it will be there within a loop turn (e.g. an
+        answer already on its way), so waiting for the retry timer would only add latency."""
+        return cls(TaskStatus.NEED_RETRY, reason, soon)
 
     @classmethod
     def invalid(cls, reason: str) -> Result:

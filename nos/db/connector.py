@@ -12,6 +12,7 @@ from typing import Any
 import redis
 
 from nos.db.errors import DbConnectionError, map_redis_errors
+from nos.db.keyspace import KeyspaceHub
 from nos.schema.dbconfig import SonicDBConfig, default_db_config
 
 
@@ -37,6 +38,7 @@ class DBConnector:
         self.client: redis.Redis = redis.Redis.from_url(
             self.url, db=self.id, decode_responses=True, health_check_interval=0
         )
+        self._hub: KeyspaceHub | None = None
 
     def __repr__(self) -> str:
         return f"DBConnector({self.name}={self.id}, {self.url})"
@@ -63,7 +65,16 @@ class DBConnector:
             found = self.scripts[name] = self.client.register_script(source)
         return found
 
+    def keyspace_hub(self) -> KeyspaceHub:
+        """The shared keyspace subscription of this DB (created on first use)."""
+        if self._hub is None:
+            self._hub = KeyspaceHub(self)
+        return self._hub
+
     def close(self) -> None:
+        if self._hub is not None:
+            self._hub.close()
+            self._hub = None
         self.client.close()
 
 

@@ -62,13 +62,14 @@ class ProducerStateTable:
         for start in range(0, len(entries), MAX_KEYS_PER_SCRIPT):
             chunk = entries[start:start + MAX_KEYS_PER_SCRIPT]
             args: list[str] = [UPDATE_PAYLOAD, str(len(chunk))]
+            extend = args.extend
             for key, fields in chunk:
-                pairs = list(fields.items() if isinstance(fields, Mapping) else fields)
+                pairs = fields.items() if isinstance(fields, Mapping) else list(fields)
                 if not pairs:
                     raise ValueError(f"{self.name}:{key}: a SET needs at least one field (empty = DEL)")
-                args += [key, str(len(pairs))]
+                extend((key, str(len(pairs))))
                 for field, value in pairs:
-                    args += [str(field), str(value)]
+                    extend((field, value))
             self._run(self._set, [self.channel, self.key_set, self.state_prefix], args)
 
     def delete(self, key: str) -> None:

@@ -1,8 +1,10 @@
 """SubscriberStateTable: follow a CONFIG_DB/STATE_DB table through keyspace notifications.
 
-As swss-common: PSUBSCRIBE ``__keyspace@<db>__:<TABLE><sep>*``, then queue every existing row as a
-SET (the initial dump). A ``del`` event gives DEL; any other event re-reads the whole row and gives
-SET with the complete current contents ("level triggered"); a row already gone again is skipped.
+As swss-common: keyspace events of ``<TABLE><sep>*`` (through the DB's shared KeyspaceHub: one
+pattern per DB and process instead of one per table), then every existing row queued as a SET
+(the initial dump, taken after the subscription is confirmed). A ``del`` event gives DEL; any other
+event re-reads the whole row and gives SET with the complete current contents ("level triggered");
+a row already gone again is skipped.
 Events for one key that arrive before a pop are coalesced by the orchagent rule: DEL supersedes,
 and a SET after a DEL is kept after it.
 """
@@ -12,8 +14,7 @@ from __future__ import annotations
 from nos.db.connector import DBConnector
 from nos.db.errors import map_redis_errors
 from nos.db.keyops import KeyOpFieldsValues
-from nos.db.subscription import Subscription
-from nos.db.table import Table, _glob_escape
+from nos.db.table import Table
 
 DEFAULT_POP_BATCH_SIZE = 128
 # Events that mean the row is gone. swss-common treats only "del" so; expiry/eviction of a row is a
@@ -29,27 +30,25 @@ class SubscriberStateTable:
         self.name = table_name
         self.pop_batch_size = pop_batch_size
         self.table = Table(db, table_name)
-        self.channel_prefix = f"__keyspace@{db.id}__:"
-        self.pattern = self.channel_prefix + _glob_escape(self.table.prefix) + "*"
         # key -> [delete pending, set pending]; dict keeps arrival order
         self._pending: dict[str, list[bool]] = {}
-        self._sub = Subscription(db)
-        self._sub.subscribe(patterns=[self.pattern])
+        self._hub = db.keyspace_hub()
+        self._hub.register(table_name, self._on_event)
         for key in self.table.keys():  # initial dump, after the subscription is confirmed
             self._pending[key] = [False, True]
 
     # -- Selectable ----------------------------------------------------------------------------
     def fileno(self) -> int:
-        return self._sub.fileno()
+        return self._hub.fileno()
 
     def read_messages(self) -> None:
-        cut = len(self.channel_prefix) + len(self.table.prefix)
-        for msg in self._sub.drain():
-            key = msg.channel[cut:]
-            if msg.data in _GONE_EVENTS:
-                self._pending[key] = [True, False]
-            else:
-                self._pending.setdefault(key, [False, False])[1] = True
+        self._hub.drain()
+
+    def _on_event(self, key: str, event: str) -> None:
+        if event in _GONE_EVENTS:
+            self._pending[key] = [True, False]
+        else:
+            self._pending.setdefault(key, [False, False])[1] = True
 
     def has_work(self) -> bool:
         return bool(self._pending)
@@ -75,4 +74,4 @@ class SubscriberStateTable:
         return out
 
     def close(self) -> None:
-        self._sub.close()
+        self._hub.unregister(self.name, self._on_event)

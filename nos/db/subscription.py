@@ -9,9 +9,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from nos.db.connector import DBConnector
 from nos.db.errors import DbConnectionError, DbProtocolError, map_redis_errors
+
+if TYPE_CHECKING:
+    from nos.db.connector import DBConnector
 
 _CONFIRM_TIMEOUT_S = 5.0
 

@@ -72,6 +72,9 @@ def create_op(oid: str, lanes: list[int], attrs: list[tuple[str, str]]) -> SaiOp
 
 class PortOrch:
     CONSUMES = ((APPL_DB, APP_PORT_TABLE_NAME),)
+    PRODUCES = ((APPL_DB, APP_PORT_TABLE_NAME), (STATE_DB, STATE_PORT_TABLE_NAME),
+                (STATE_DB, STATE_BUFFER_MAXIMUM_VALUE_TABLE), (COUNTERS_DB, COUNTERS_PORT_NAME_MAP),
+                (COUNTERS_DB, COUNTERS_QUEUE_NAME_MAP), (COUNTERS_DB, COUNTERS_PG_NAME_MAP))
 
     def __init__(self, deps: OrchDeps) -> None:
         self.deps = deps

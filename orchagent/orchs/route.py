@@ -53,7 +53,7 @@ CHUNK = 256               # routes per set of bulk requests
 FREEZE_EVERY = 4096      # routes added between gc.freeze() calls
 TARGET_CACHE = 65536      # parsed next-hop fields kept (routes share few distinct next-hop sets)
 RESOLVE_FIELDS = {"mac": "00:00:00:00:00:00"}
-IN_FLIGHT = Result.retry("sent to the ASIC, answer not read yet")
+IN_FLIGHT = Result.retry("sent to the ASIC, answer not read yet", soon=True)
 RouteKey = tuple[str, str]  # (virtual router, prefix)
 
 

@@ -67,6 +67,7 @@ class SwitchOrch:
     """APPL_DB SWITCH_TABLE:switch: switch-wide attributes and the ordered-ECMP setting."""
 
     CONSUMES = ((APPL_DB, APP_SWITCH_TABLE_NAME),)
+    PRODUCES = ((STATE_DB, STATE_SWITCH_CAPABILITY_TABLE_NAME),)
 
     def __init__(self, deps: OrchDeps) -> None:
         self.deps = deps

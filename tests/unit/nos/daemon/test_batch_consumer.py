@@ -47,3 +47,12 @@ def test_a_crashing_batch_fails_every_task_when_not_strict():
                              lambda t: Result.success(), batch_handler=batch)
     assert consumer.drain() == 2
     assert consumer.stats.rejected == 2 and not consumer.pending
+
+
+def test_a_retry_marked_soon_is_flagged_for_the_next_loop_turn():
+    results = iter([[Result.retry("answer on its way", soon=True)], [Result.success()]])
+    consumer = TableConsumer("APPL_DB", "T", ListSource([K.set("a", {"x": "1"})]), lambda t: Result.success(),
+                             batch_handler=lambda tasks: next(results))
+    consumer.drain()
+    assert consumer.soon and consumer.pending_count == 1
+    assert consumer.execute() == 1 and not consumer.soon
