@@ -34,6 +34,7 @@ from syncd_sim.behaviours import AsicBehaviour
 from syncd_sim.objects import Change, ObjectStore, Outcome
 from syncd_sim.platform import load_platform
 from syncd_sim.protocol import BULK_OPS, INIT_VIEW, NOTIFY_SYNCD_ATTR, Request, decode, split_bulk_attrs
+from syncd_sim.restore import restore
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,20 @@ class Syncd:
         self.store = ObjectStore(self.alloc, self.behaviour)
         self._write = self.asic.script("syncd_write_changes", WRITE_CHANGES)
         self._frozen = 0  # objects in the store when the heap was last frozen (see on_ready)
+        self._restore()
+
+    def _restore(self) -> None:
+        """A restarted syncd: rebuild the store from ASIC_STATE (nothing there on a fresh switch)."""
+        builtins: dict[str, str] = self.asic.client.hgetall(STATE_HASH)  # type: ignore[assignment]
+        if not builtins:
+            return
+        names = list(self.asic.client.scan_iter(ASIC_STATE_PREFIX + "*", count=1000))
+        pipe = self.asic.client.pipeline(transaction=False)
+        for name in names:
+            pipe.hgetall(name)
+        rows = {name[len(ASIC_STATE_PREFIX):]: fields for name, fields in zip(names, pipe.execute(), strict=True)}
+        self.hostif_names = restore(self.store, self.behaviour, rows, builtins)
+        log.info("syncd.restored objects=%d", len(self.store.objects))
 
     def _hwsku(self) -> str | None:
         row = Table(self.dbs[CONFIG_DB], CFG_DEVICE_METADATA_TABLE_NAME).get("localhost") or {}
