@@ -8,7 +8,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import boot, db, routes
+from bench import boot, db, reload, routes
 from nos.runtime.redis_server import RedisServer
 
 
@@ -49,11 +49,16 @@ def run_routes(runs: int, n: int, sets: int) -> dict[str, object]:
             "routes_median": median(rates), "raw_median": median(raw)}
 
 
+def run_reload(runs: int, sku: str) -> dict[str, object]:
+    seconds = [reload.reload_once(sku) for _ in range(runs)]
+    return {"sku": sku, "runs": runs, "seconds": seconds, "median": median(seconds)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
-    parser.add_argument("--only", choices=["db", "boot", "routes"])
+    parser.add_argument("--only", choices=["db", "boot", "reload", "routes"])
     parser.add_argument("--routes", type=int, default=100_000)
     parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
@@ -71,6 +76,11 @@ def main() -> None:
         print(f"  'nos up -d' to ready, wall clock      {b['wall_median']:>10.2f} s        (target < 3 s)")
         print(f"    of which the supervisor's boot      {b['ready_median']:>10.2f} s        (Redis, config, daemons)")
         print(f"  resident memory, whole switch         {b['rss_median']:>10.0f} MB       (target < 400 MB)")
+    if args.only in (None, "reload"):
+        c = out["reload"] = run_reload(args.runs, "NOS-SIM-128x400G")
+        print(f"config reload, {c['sku']} x {c['runs']} runs (median):")
+        print(f"  reload until every port is in the ASIC {c['median']:>9.2f} s        "
+              "(sonic-mgmt waits up to 120 s)")
     if args.only in (None, "routes"):
         r = out["routes"] = run_routes(args.runs, args.routes, args.route_sets)
         print(f"Routes, {r['routes']} IPv4 /24 over {r['sets']} ECMP sets x {r['runs']} runs (median), {routes.SKU}:")

@@ -10,6 +10,8 @@ from functools import cached_property
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from nos.db.errors import DbConnectionError, map_redis_errors
 from nos.db.keyspace import KeyspaceHub
@@ -36,7 +38,8 @@ class DBConnector:
         self.separator = info.separator
         self.url = normalise_url(url)
         self.client: redis.Redis = redis.Redis.from_url(
-            self.url, db=self.id, decode_responses=True, health_check_interval=0
+            self.url, db=self.id, decode_responses=True, health_check_interval=0,
+            retry=Retry(NoBackoff(), 0),  # fail fast: a silent reconnect would drop subscriptions' messages
         )
         self._hub: KeyspaceHub | None = None
 

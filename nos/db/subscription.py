@@ -53,7 +53,7 @@ class Subscription:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise DbProtocolError(f"subscription not confirmed within {_CONFIRM_TIMEOUT_S}s")
-            msg = self._pubsub.get_message(timeout=left)
+            msg = self._next(left)
             if msg is None:
                 continue
             if msg["type"] in ("subscribe", "psubscribe"):
@@ -76,24 +76,35 @@ class Subscription:
         fd: int = conn._sock.fileno()
         return fd
 
+    def _next(self, timeout: float) -> dict[str, object] | None:
+        """The next complete message if one starts within ``timeout`` seconds, else None.
+
+        Data is waited for first (parser buffer or socket), then the message is read blocking:
+        a burst of notifications reaches the socket in parts, and redis-py's timed read would
+        give up on a message that arrived in part and reconnect, losing the part already read."""
+        conn = self._pubsub.connection
+        if conn is None:
+            raise DbConnectionError("subscription connection is closed")
+        with map_redis_errors("read subscription"):
+            if not conn.can_read(timeout=timeout):
+                return None
+            msg: dict[str, object] | None = self._pubsub.get_message(timeout=None)
+        return msg
+
     def drain(self) -> list[Message]:
         """Every message already received, without blocking (parser buffer emptied too)."""
         out, self._backlog = self._backlog, []
-        with map_redis_errors("read subscription"):
-            while True:
-                msg = self._pubsub.get_message(timeout=0.0)
-                if msg is None:
-                    return out
-                if msg["type"] in ("message", "pmessage"):
-                    pattern = msg.get("pattern")
-                    out.append(Message(str(msg["channel"]), str(msg["data"]), str(pattern) if pattern else None))
+        while (msg := self._next(0.0)) is not None:
+            if msg["type"] in ("message", "pmessage"):
+                pattern = msg.get("pattern")
+                out.append(Message(str(msg["channel"]), str(msg["data"]), str(pattern) if pattern else None))
+        return out
 
     def wait(self, timeout: float) -> list[Message]:
         """Block up to ``timeout`` seconds for at least one message, then drain."""
         if self._backlog:
             return self.drain()
-        with map_redis_errors("read subscription"):
-            msg = self._pubsub.get_message(timeout=timeout)
+        msg = self._next(timeout)
         if msg is not None:
             self._keep(msg)
         return self.drain()
