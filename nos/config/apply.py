@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nos.config.errors import ConfigValidationError
 from nos.config.files import write_config_file
-from nos.config.validate import validate_config
-from nos.db.configdb import Config, ConfigDBConnector, Row, RowChange
+from nos.config.transaction import TxResult, commit, replace_config
+from nos.db.configdb import Config, ConfigDBConnector, Row
 
 
 def merge_configs(current: Config, incoming: Config) -> Config:
@@ -28,22 +27,6 @@ def merge_configs(current: Config, incoming: Config) -> Config:
         for key, row in rows.items():
             target[key] = {**target.get(key, {}), **row}
     return {table: rows for table, rows in merged.items() if rows}
-
-
-def plan_changes(current: Config, target: Config, *, remove_missing: bool) -> list[RowChange]:
-    """Row changes that turn ``current`` into ``target`` (identical rows are left alone)."""
-    changes: list[RowChange] = []
-    for table, rows in sorted(target.items()):
-        now = current.get(table, {})
-        for key, row in sorted(rows.items()):
-            if now.get(key) != row or key not in now:
-                changes.append(RowChange(table, key, "replace", row))
-    if remove_missing:
-        for table, rows in sorted(current.items()):
-            for key in sorted(rows):
-                if key not in target.get(table, {}):
-                    changes.append(RowChange(table, key, "delete"))
-    return changes
 
 
 @dataclass
@@ -57,38 +40,30 @@ class ApplyResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _checked(target: Config, incoming: Config) -> tuple[list[str], list[tuple[str, str, str]], list[str]]:
-    # partial: references into a table the result has no rows of at all (a buffers-only file loaded
-    # into an empty switch has no PORT table) cannot be checked; every other reference is.
-    report = validate_config(target, partial=True)
-    if not report.ok:
-        raise ConfigValidationError(report.errors)
-    mentioned = set(incoming)
-    unknown_tables = sorted(t for t in report.unknown_tables if t in mentioned)
-    unknown_fields = [u for u in report.unknown_fields if u[0] in mentioned]
-    return unknown_tables, unknown_fields, [str(w) for w in report.warnings if w.table in mentioned]
+def _result(tx: TxResult, rows: int) -> ApplyResult:
+    return ApplyResult(len(tx.changes), rows, tx.not_acted_on, tx.unknown_fields, tx.warnings)
 
 
 def load_config(cdb: ConfigDBConnector, incoming: Config) -> ApplyResult:
-    """Merge ``incoming`` into CONFIG_DB, all or nothing."""
-    current = cdb.get_config()
-    target = merge_configs(current, incoming)
-    tables, fields, warnings = _checked(target, incoming)
-    changes = plan_changes(current, {t: {k: target[t][k] for k in rows} for t, rows in incoming.items()},
-                           remove_missing=False)
-    cdb.apply(changes)
+    """Merge ``incoming`` into CONFIG_DB, all or nothing (a transaction: validated whole first)."""
+    target: Config = {}
+
+    def build(current: Config) -> Config:
+        target.clear()
+        target.update(merge_configs(current, incoming))
+        return target
+
+    tx = commit(cdb, build, mentioned=lambda _t: incoming)
     cdb.set_initialized()
-    return ApplyResult(len(changes), _count(target), tables, fields, warnings)
+    return _result(tx, _count(target))
 
 
 def reload_config(cdb: ConfigDBConnector, target: Config) -> ApplyResult:
     """Make CONFIG_DB equal ``target``, all or nothing."""
     target = {table: rows for table, rows in target.items() if rows}
-    tables, fields, warnings = _checked(target, target)
-    changes = plan_changes(cdb.get_config(), target, remove_missing=True)
-    cdb.apply(changes)
+    tx = replace_config(cdb, target)
     cdb.set_initialized()
-    return ApplyResult(len(changes), _count(target), tables, fields, warnings)
+    return _result(tx, _count(target))
 
 
 def save_config(cdb: ConfigDBConnector, path: Path) -> int:
@@ -102,4 +77,4 @@ def _count(config: Config) -> int:
     return sum(len(rows) for rows in config.values())
 
 
-__all__ = ["ApplyResult", "Row", "load_config", "merge_configs", "plan_changes", "reload_config", "save_config"]
+__all__ = ["ApplyResult", "Row", "load_config", "merge_configs", "reload_config", "save_config"]

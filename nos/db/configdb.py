@@ -8,6 +8,9 @@
 Deviation, stated: keys are ``|``-joined strings everywhere (tuples are accepted on input), where
 SONiC's Python API returns tuples for multi-part keys. That is the config_db.json form.
 Multi-row changes go through one Lua script (``apply``), so readers never see half of them.
+Every apply bumps ``NOS_CONFIG_GENERATION`` (a plain key, not a table); a transaction planned on a
+generation is applied only if no other apply came in between (``ConfigConflict`` otherwise). Writes
+that bypass this layer (redis-cli HSET) do not bump it.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from dataclasses import dataclass
 from typing import Literal, cast
 
 from nos.db.connector import DBConnector
-from nos.db.errors import map_redis_errors
+from nos.db.errors import DbError, map_redis_errors
 from nos.db.lua import lua
 from nos.db.table import Table
-from nos.schema.tables import CONFIG_DB_INITIALIZED_KEY
+from nos.schema.tables import CONFIG_DB_GENERATION_KEY, CONFIG_DB_INITIALIZED_KEY
 
 Value = str | list[str]
 Row = dict[str, Value]
@@ -63,6 +66,10 @@ def join_key(key: Key) -> str:
 
 
 Mode = Literal["replace", "merge", "delete"]
+
+
+class ConfigConflict(DbError):
+    """CONFIG_DB changed (another apply) since the generation a transaction was planned on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,18 +145,35 @@ class ConfigDBConnector:
                 changes.append(RowChange(table.upper(), join_key(key), "delete" if row is None else "merge", row))
         self.apply(changes)
 
-    def apply(self, changes: Iterable[RowChange]) -> int:
-        """Apply row changes in one atomic script; returns rows touched."""
-        args: list[str] = []
+    def generation(self) -> int:
+        """The apply counter (0 before the first apply)."""
+        with map_redis_errors(f"get {CONFIG_DB_GENERATION_KEY}"):
+            return int(self.db.client.get(CONFIG_DB_GENERATION_KEY) or 0)
+
+    def snapshot(self) -> tuple[Config, int]:
+        """The whole of CONFIG_DB and the generation it is at (re-read if an apply came in between)."""
+        while True:
+            before = self.generation()
+            config = self.get_config()
+            if self.generation() == before:
+                return config, before
+
+    def apply(self, changes: Iterable[RowChange], *, expect_generation: int | None = None) -> int:
+        """Apply row changes in one atomic script; returns rows touched. With ``expect_generation``,
+        raise ``ConfigConflict`` (and apply nothing) unless CONFIG_DB is still at that generation."""
+        args: list[str] = ["" if expect_generation is None else str(expect_generation)]
         for change in changes:
             raw = {} if change.mode == "delete" else typed_to_raw(change.row)
             args += [self._hash(change.table, change.key), change.mode, str(len(raw))]
             for field, value in raw.items():
                 args += [field, value]
-        if not args:
+        if len(args) == 1:
             return 0
         with map_redis_errors("apply CONFIG_DB changes"):
-            return int(self._apply(keys=[], args=args))
+            touched = int(self._apply(keys=[CONFIG_DB_GENERATION_KEY], args=args))
+        if touched < 0:
+            raise ConfigConflict(f"CONFIG_DB changed since generation {expect_generation}; nothing applied")
+        return touched
 
     # -- the init indicator --------------------------------------------------------------------
     def set_initialized(self) -> None:

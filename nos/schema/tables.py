@@ -101,6 +101,7 @@ CFG_CRM_TABLE_NAME = "CRM"
 
 # The init indicator written after a config load (a plain string key, not a table).
 CONFIG_DB_INITIALIZED_KEY = "CONFIG_DB_INITIALIZED"
+CONFIG_DB_GENERATION_KEY = "NOS_CONFIG_GENERATION"  # ours: bumped by every atomic CONFIG_DB apply
 
 # ---- STATE_DB ---------------------------------------------------------------------------------
 STATE_PORT_TABLE_NAME = "PORT_TABLE"

@@ -4,7 +4,15 @@
 --   merge:   HSET the new fields, others stay (mod_entry)
 --   delete:  DEL the row
 -- Field-less rows arrive as the placeholder NULL=NULL. Returns the number of rows touched.
-local i = 1
+-- KEYS[1] the generation counter, bumped by every apply. ARGV[1] the generation the changes were
+-- planned on, or '' for none: when it is given and the counter moved, nothing is applied and the
+-- reply is -1 (another transaction committed in between).
+local generation = redis.call('GET', KEYS[1]) or '0'
+if ARGV[1] ~= '' and ARGV[1] ~= generation then
+    return -1
+end
+redis.call('INCR', KEYS[1])
+local i = 2
 local touched = 0
 while i <= #ARGV do
     local key, mode, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])

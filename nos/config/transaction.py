@@ -1,0 +1,200 @@
+"""CONFIG_DB transactions: one REST PATCH, one gNMI SetRequest, one ``config apply-patch`` or
+``config rollback`` is all or nothing.
+
+A transaction reads CONFIG_DB and its generation (``ConfigDBConnector.snapshot``), builds the whole
+target document from it (pure), validates that document as ``config load`` does, plans the row
+changes and applies them in one Lua script that checks the generation first. If another transaction
+committed in between, the target is built again on the new state (a bounded number of times); a
+target that fails validation changes nothing and the error names table, key, field and reason.
+
+JSON Patch (RFC 6902) is applied by ``jsonpatch`` to the config_db.json document: paths are
+``/<TABLE>/<key>/<field>``, and a ``/`` inside a key is written ``~1`` (RFC 6901), as in
+``/INTERFACE/Ethernet0|10.0.0.0~131``. Values are normalised like a config_db.json file (numbers and
+booleans become strings).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import jsonpatch
+import jsonpointer
+
+from nos.config.errors import ConfigFileError, ConfigValidationError
+from nos.config.files import parse_config
+from nos.config.validate import validate_config
+from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, RowChange
+
+ATTEMPTS = 5  # builds on a fresh snapshot after a conflict before giving up
+PATCH_OPS = ("add", "remove", "replace", "move", "copy", "test")
+
+
+class PatchError(ValueError):
+    """A JSON Patch that cannot be applied: which operation, on which path, and why."""
+
+    def __init__(self, index: int | None, op: str, path: str, reason: str) -> None:
+        self.index, self.op, self.path, self.reason = index, op, path, reason
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"operation {self.index} ({self.op} {self.path})" if self.index is not None else "patch"
+        return f"{where}: {self.reason}"
+
+
+@dataclass
+class TxResult:
+    """What a transaction planned, and whether it was applied (not on a dry run or a no-op)."""
+
+    changes: list[RowChange]
+    applied: bool
+    generation: int
+    not_acted_on: list[str] = field(default_factory=list)
+    unknown_fields: list[tuple[str, str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def as_patch(self, before: Config) -> list[dict[str, object]]:
+        """The changes as a JSON Patch against ``before`` (what a dry run reports)."""
+        ops: list[dict[str, object]] = []
+        for change in self.changes:
+            path = f"/{_escape(change.table)}/{_escape(change.key)}"
+            if change.mode == "delete":
+                ops.append({"op": "remove", "path": path})
+            else:
+                op = "replace" if change.key in before.get(change.table, {}) else "add"
+                ops.append({"op": op, "path": path, "value": change.row or {}})
+        return ops
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+# ---- pure: documents ------------------------------------------------------------------------------
+
+def plan_changes(current: Config, target: Config) -> list[RowChange]:
+    """Row changes that turn ``current`` into ``target`` (identical rows are left alone)."""
+    changes: list[RowChange] = []
+    for table, rows in sorted(target.items()):
+        now = current.get(table, {})
+        for key, row in sorted(rows.items()):
+            if key not in now or now[key] != row:
+                changes.append(RowChange(table, key, "replace", row))
+    for table, rows in sorted(current.items()):
+        for key in sorted(rows):
+            if key not in target.get(table, {}):
+                changes.append(RowChange(table, key, "delete"))
+    return changes
+
+
+def normalise(document: object, source: str = "patch") -> Config:
+    """A JSON document as a Config (scalars to strings, empty tables dropped); ConfigFileError names
+    the table, key and field of anything not shaped like config_db.json."""
+    config = parse_config(document, source)
+    return {table: rows for table, rows in config.items() if rows}
+
+
+def apply_json_patch(config: Config, operations: Sequence[Mapping[str, object]]) -> Config:
+    """``config`` with an RFC 6902 patch applied (pure; ``config`` is not changed)."""
+    if not isinstance(operations, Sequence) or isinstance(operations, str | bytes):
+        raise PatchError(None, "", "", "a JSON Patch is a list of operations")
+    document: object = copy.deepcopy(config)
+    for index, operation in enumerate(operations):
+        op, path = _check_operation(index, operation)
+        try:
+            document = jsonpatch.JsonPatch([dict(operation)]).apply(document, in_place=True)
+        except jsonpatch.JsonPatchTestFailed as exc:
+            raise PatchError(index, op, path, f"test failed: {exc}") from None
+        except (jsonpatch.JsonPatchConflict, jsonpatch.InvalidJsonPatch, jsonpointer.JsonPointerException) as exc:
+            raise PatchError(index, op, path, _reason(exc, document, path)) from None
+    try:
+        return normalise(document)
+    except ConfigFileError as exc:
+        raise PatchError(None, "", "", f"the result is not a configuration: {_located(exc)}") from None
+
+
+def _check_operation(index: int, operation: object) -> tuple[str, str]:
+    if not isinstance(operation, Mapping):
+        raise PatchError(index, "", "", "an operation is an object with 'op' and 'path'")
+    op, path = operation.get("op"), operation.get("path")
+    if op not in PATCH_OPS:
+        raise PatchError(index, str(op), str(path), f"'op' must be one of {', '.join(PATCH_OPS)}")
+    if not isinstance(path, str) or (path and not path.startswith("/")):
+        raise PatchError(index, str(op), str(path), "'path' must be a JSON pointer such as /PORT/Ethernet0/mtu")
+    if op in ("add", "replace", "test") and "value" not in operation:
+        raise PatchError(index, str(op), path, f"'{op}' needs a 'value'")
+    if op in ("move", "copy") and not isinstance(operation.get("from"), str):
+        raise PatchError(index, str(op), path, f"'{op}' needs a 'from' pointer")
+    return str(op), path
+
+
+def _reason(exc: Exception, document: object, path: str) -> str:
+    """Why an operation failed, naming the table, row or field the path lacks."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
+    node = document
+    for depth, part in enumerate(parts[:3]):
+        if not isinstance(node, dict) or part not in node:
+            if depth == 0:
+                return f"no table '{part}' (add the table itself first, with its rows as the value)"
+            if depth == 1:
+                return f"no row '{parts[0]}|{part}'"
+            return f"row '{parts[0]}|{parts[1]}' has no field '{part}'"
+        node = node[part]
+    return str(exc)
+
+
+def _located(exc: ConfigFileError) -> str:
+    text = str(exc)
+    return text.split(": ", 1)[1] if ": " in text else text
+
+
+# ---- against CONFIG_DB ----------------------------------------------------------------------------
+
+Build = Callable[[Config], Config]
+
+
+def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False,
+           mentioned: Callable[[Config], Iterable[str]] | None = None) -> TxResult:
+    """Build the target from the current CONFIG_DB, validate it whole, apply it atomically.
+
+    ``build`` gets a private copy of the current document and returns the whole target. Raises
+    ``PatchError`` / ``ConfigValidationError`` (nothing applied) or ``ConfigConflict`` when the
+    database kept changing under it ``ATTEMPTS`` times. ``mentioned`` picks the tables whose
+    not-acted-on notes are reported (default: the tables the changes touch)."""
+    for _ in range(ATTEMPTS):
+        current, generation = cdb.snapshot()
+        target = {table: rows for table, rows in build(copy.deepcopy(current)).items() if rows}
+        changes = plan_changes(current, target)
+        report = validate_config(target, partial=True)
+        if not report.ok:
+            raise ConfigValidationError(report.errors)
+        touched = set(mentioned(target) if mentioned else (c.table for c in changes))
+        result = TxResult(changes, False, generation,
+                          sorted(t for t in report.unknown_tables if t in touched),
+                          [u for u in report.unknown_fields if u[0] in touched],
+                          [str(w) for w in report.warnings if w.table in touched])
+        if dry_run or not changes:
+            return result
+        try:
+            cdb.apply(changes, expect_generation=generation)
+        except ConfigConflict:
+            continue
+        result.applied, result.generation = True, generation + 1
+        return result
+    raise ConfigConflict(f"CONFIG_DB kept changing: gave up after {ATTEMPTS} attempts; nothing applied")
+
+
+def apply_patch(cdb: ConfigDBConnector, operations: Sequence[Mapping[str, object]], *,
+                dry_run: bool = False) -> TxResult:
+    """``config apply-patch``: an RFC 6902 patch on the running configuration, all or nothing."""
+    return commit(cdb, lambda current: apply_json_patch(current, operations), dry_run=dry_run)
+
+
+def replace_config(cdb: ConfigDBConnector, target: Config, *, dry_run: bool = False) -> TxResult:
+    """Make CONFIG_DB equal ``target`` (``config reload`` / ``config rollback``), all or nothing."""
+    return commit(cdb, lambda _current: copy.deepcopy(target), dry_run=dry_run, mentioned=lambda t: t)
+
+
+__all__ = ["ATTEMPTS", "PatchError", "TxResult", "apply_json_patch", "apply_patch", "commit", "normalise",
+           "plan_changes", "replace_config"]
