@@ -53,7 +53,7 @@ def load_config(cdb: ConfigDBConnector, incoming: Config) -> ApplyResult:
         target.update(merge_configs(current, incoming))
         return target
 
-    tx = commit(cdb, build, mentioned=lambda _t: incoming)
+    tx = commit(cdb, build, tables=(), mentioned=lambda _t: incoming)  # merge_configs copies
     cdb.set_initialized()
     return _result(tx, _count(target))
 

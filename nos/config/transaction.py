@@ -15,17 +15,17 @@ booleans become strings).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import jsonpatch
 import jsonpointer
 
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.files import parse_config
-from nos.config.validate import validate_config
-from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, RowChange
+from nos.config.validate_change import validate_change
+from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, Row, RowChange
 
 ATTEMPTS = 5  # builds on a fresh snapshot after a conflict before giving up
 PATCH_OPS = ("add", "remove", "replace", "move", "copy", "test")
@@ -74,18 +74,56 @@ def _escape(token: str) -> str:
 # ---- pure: documents ------------------------------------------------------------------------------
 
 def plan_changes(current: Config, target: Config) -> list[RowChange]:
-    """Row changes that turn ``current`` into ``target`` (identical rows are left alone)."""
+    """Row changes that turn ``current`` into ``target`` (identical rows are left alone; a table
+    that is the very same object in both, as private copies share untouched tables, is skipped)."""
     changes: list[RowChange] = []
     for table, rows in sorted(target.items()):
         now = current.get(table, {})
+        if rows is now:
+            continue
         for key, row in sorted(rows.items()):
             if key not in now or now[key] != row:
                 changes.append(RowChange(table, key, "replace", row))
     for table, rows in sorted(current.items()):
+        gone = target.get(table, {})
+        if rows is gone:
+            continue
         for key in sorted(rows):
-            if key not in target.get(table, {}):
+            if key not in gone:
                 changes.append(RowChange(table, key, "delete"))
     return changes
+
+
+def private_copy(config: Config, tables: Iterable[str] | None = None) -> Config:
+    """A copy of ``config`` that may be modified in ``tables`` (all of it when None); the other
+    tables are shared with ``config`` and must be left alone."""
+    if tables is None:
+        return {table: {key: _row(row) for key, row in rows.items()} for table, rows in config.items()}
+    out = dict(config)
+    for table in tables:
+        if table in config:
+            out[table] = {key: _row(row) for key, row in config[table].items()}
+    return out
+
+
+def _row(row: Row) -> Row:
+    return {name: list(value) if isinstance(value, list) else value for name, value in row.items()}
+
+
+def patch_tables(operations: Sequence[Mapping[str, object]]) -> set[str] | None:
+    """The tables a patch can modify (its paths and 'from' pointers); None when it touches the root."""
+    tables: set[str] = set()
+    for operation in operations:
+        if not isinstance(operation, Mapping):
+            continue
+        for pointer in (operation.get("path"), operation.get("from")):
+            if not isinstance(pointer, str):
+                continue
+            parts = pointer.split("/")
+            if len(parts) < 2 or parts[0] != "":
+                return None
+            tables.add(parts[1].replace("~1", "/").replace("~0", "~"))
+    return tables
 
 
 def normalise(document: object, source: str = "patch") -> Config:
@@ -99,7 +137,7 @@ def apply_json_patch(config: Config, operations: Sequence[Mapping[str, object]])
     """``config`` with an RFC 6902 patch applied (pure; ``config`` is not changed)."""
     if not isinstance(operations, Sequence) or isinstance(operations, str | bytes):
         raise PatchError(None, "", "", "a JSON Patch is a list of operations")
-    document: object = copy.deepcopy(config)
+    document: object = private_copy(config, patch_tables(operations))
     for index, operation in enumerate(operations):
         op, path = _check_operation(index, operation)
         try:
@@ -109,9 +147,48 @@ def apply_json_patch(config: Config, operations: Sequence[Mapping[str, object]])
         except (jsonpatch.JsonPatchConflict, jsonpatch.InvalidJsonPatch, jsonpointer.JsonPointerException) as exc:
             raise PatchError(index, op, path, _reason(exc, document, path)) from None
     try:
-        return normalise(document)
+        return _normalise_touched(config, document, operations)
     except ConfigFileError as exc:
         raise PatchError(None, "", "", f"the result is not a configuration: {_located(exc)}") from None
+
+
+def _normalise_touched(before: Config, document: object, operations: Sequence[Mapping[str, object]]) -> Config:
+    """``normalise`` what a patch touched; the rows it left alone came from ``before`` and are
+    already normal (a 128-row table is not re-normalised for one field)."""
+    rows = patch_rows(operations)
+    if rows is None or not isinstance(document, dict):
+        return normalise(document)
+    out: dict[str, Any] = {}
+    for name, value in document.items():
+        keys = rows.get(name, set()) if name in rows else None
+        if name not in rows:
+            out[name] = value  # untouched: shared with ``before``
+        elif keys is None or name not in before or not isinstance(value, dict):
+            out.update(normalise({name: value}))  # a new or wholly rewritten table
+        else:
+            table = dict(value)
+            table.update(normalise({name: {k: value[k] for k in keys if k in value}}).get(name, {}))
+            out[name] = table
+    return {table: body for table, body in out.items() if body}
+
+
+def patch_rows(operations: Sequence[Mapping[str, object]]) -> dict[str, set[str] | None] | None:
+    """Table -> the rows a patch can modify (None: the whole table); None when it touches the root."""
+    found: dict[str, set[str] | None] = {}
+    for operation in operations:
+        if not isinstance(operation, Mapping):
+            continue
+        for pointer in (operation.get("path"), operation.get("from")):
+            if not isinstance(pointer, str):
+                continue
+            parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")]
+            if len(parts) < 2 or parts[0] != "":
+                return None
+            if len(parts) == 2 or found.get(parts[1], set()) is None:
+                found[parts[1]] = None
+            else:
+                found.setdefault(parts[1], set()).add(parts[2])  # type: ignore[union-attr]
+    return found
 
 
 def _check_operation(index: int, operation: object) -> tuple[str, str]:
@@ -154,19 +231,21 @@ def _located(exc: ConfigFileError) -> str:
 Build = Callable[[Config], Config]
 
 
-def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False,
+def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, tables: Iterable[str] | None = None,
            mentioned: Callable[[Config], Iterable[str]] | None = None) -> TxResult:
-    """Build the target from the current CONFIG_DB, validate it whole, apply it atomically.
+    """Build the target from the current CONFIG_DB, validate the change, apply it atomically.
 
-    ``build`` gets a private copy of the current document and returns the whole target. Raises
-    ``PatchError`` / ``ConfigValidationError`` (nothing applied) or ``ConfigConflict`` when the
-    database kept changing under it ``ATTEMPTS`` times. ``mentioned`` picks the tables whose
-    not-acted-on notes are reported (default: the tables the changes touch)."""
+    ``build`` gets a private copy of the current document and returns the whole target; with
+    ``tables`` it may modify only those tables (the others are shared with the snapshot, which is
+    what makes a small change cheap). Raises ``PatchError`` / ``ConfigValidationError`` (nothing
+    applied) or ``ConfigConflict`` when the database kept changing under it ``ATTEMPTS`` times.
+    ``mentioned`` picks the tables whose not-acted-on notes are reported (default: those changed)."""
+    wanted = None if tables is None else set(tables)
     for _ in range(ATTEMPTS):
         current, generation = cdb.snapshot()
-        target = {table: rows for table, rows in build(copy.deepcopy(current)).items() if rows}
+        target = {table: rows for table, rows in build(private_copy(current, wanted)).items() if rows}
         changes = plan_changes(current, target)
-        report = validate_config(target, partial=True)
+        report = validate_change(current, target, [(c.table, c.key) for c in changes])
         if not report.ok:
             raise ConfigValidationError(report.errors)
         touched = set(mentioned(target) if mentioned else (c.table for c in changes))
@@ -188,12 +267,13 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False,
 def apply_patch(cdb: ConfigDBConnector, operations: Sequence[Mapping[str, object]], *,
                 dry_run: bool = False) -> TxResult:
     """``config apply-patch``: an RFC 6902 patch on the running configuration, all or nothing."""
-    return commit(cdb, lambda current: apply_json_patch(current, operations), dry_run=dry_run)
+    # apply_json_patch copies what it modifies itself: nothing for commit to copy
+    return commit(cdb, lambda current: apply_json_patch(current, operations), dry_run=dry_run, tables=())
 
 
 def replace_config(cdb: ConfigDBConnector, target: Config, *, dry_run: bool = False) -> TxResult:
     """Make CONFIG_DB equal ``target`` (``config reload`` / ``config rollback``), all or nothing."""
-    return commit(cdb, lambda _current: copy.deepcopy(target), dry_run=dry_run, mentioned=lambda t: t)
+    return commit(cdb, lambda _current: private_copy(target), dry_run=dry_run, tables=(), mentioned=lambda t: t)
 
 
 __all__ = ["ATTEMPTS", "PatchError", "TxResult", "apply_json_patch", "apply_patch", "commit", "normalise",

@@ -40,7 +40,7 @@ from nos.schema.config import (
 from nos.schema.config.registry import TABLES
 from nos.schema.tables import CFG_PORT_TABLE_NAME
 
-__all__ = ["ConfigError", "ValidationReport", "validate_config"]
+__all__ = ["ConfigError", "RowWalk", "ValidationReport", "malformed", "validate_config"]
 
 
 @dataclass(frozen=True)
@@ -68,10 +68,10 @@ def validate_config(config: Config, *, partial: bool = False) -> ValidationRepor
     A configuration that is not even shaped like one (a row that is not a dict, a value that is neither
     a string nor a list of strings, as an API body might carry) gets only those structural errors.
     """
-    malformed = list(_malformed(config))
-    if malformed:
-        return ValidationReport(errors=malformed)
-    walk = _Walk(Lookup(config), partial)
+    shapeless = list(malformed(config))
+    if shapeless:
+        return ValidationReport(errors=shapeless)
+    walk = RowWalk(Lookup(config), partial)
     for table in config:
         schema = TABLES.get(table)
         if schema is None:
@@ -87,7 +87,7 @@ def validate_config(config: Config, *, partial: bool = False) -> ValidationRepor
     return report
 
 
-class _Walk:
+class RowWalk:
     """One validation pass: the lookup, the report being filled, and the per-pass memo of leaf checks."""
 
     def __init__(self, lookup: Lookup, partial: bool) -> None:
@@ -177,7 +177,7 @@ class _Walk:
                 yield bare
 
 
-def _malformed(config: Config) -> Iterator[ConfigError]:
+def malformed(config: Config) -> Iterator[ConfigError]:
     """Structural errors: tables and rows that are not dicts, values that are not strings or string lists."""
     for table, rows in config.items():
         if not isinstance(rows, dict):

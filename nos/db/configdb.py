@@ -19,46 +19,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, cast
 
+from nos.db.config_cache import ConfigCache
+from nos.db.config_rows import CONFIG_SEPARATOR as CONFIG_SEPARATOR
+from nos.db.config_rows import LIST_SUFFIX as LIST_SUFFIX
+from nos.db.config_rows import NULL_FIELD as NULL_FIELD
+from nos.db.config_rows import Config as Config
+from nos.db.config_rows import Row as Row
+from nos.db.config_rows import Value as Value
+from nos.db.config_rows import raw_to_typed as raw_to_typed
+from nos.db.config_rows import typed_to_raw as typed_to_raw
 from nos.db.connector import DBConnector
 from nos.db.errors import DbError, map_redis_errors
 from nos.db.lua import lua
 from nos.db.table import Table
 from nos.schema.tables import CONFIG_DB_GENERATION_KEY, CONFIG_DB_INITIALIZED_KEY
 
-Value = str | list[str]
-Row = dict[str, Value]
-Config = dict[str, dict[str, Row]]
 Key = str | tuple[str, ...]
-
-NULL_FIELD = "NULL"
-LIST_SUFFIX = "@"
-CONFIG_SEPARATOR = "|"
-
-
-def typed_to_raw(row: Mapping[str, Value] | None) -> dict[str, str]:
-    """Row as Redis stores it: lists become ``field@`` = comma-joined, {} becomes NULL=NULL."""
-    if not row:
-        return {NULL_FIELD: NULL_FIELD}
-    raw: dict[str, str] = {}
-    for field, value in row.items():
-        if isinstance(value, list):
-            raw[field + LIST_SUFFIX] = ",".join(value)
-        else:
-            raw[field] = str(value)
-    return raw
-
-
-def raw_to_typed(raw: Mapping[str, str] | None) -> Row:
-    """Row as readers see it: NULL placeholder dropped, ``field@`` split into a list."""
-    typed: Row = {}
-    for field, value in (raw or {}).items():
-        if field == NULL_FIELD:
-            continue
-        if field.endswith(LIST_SUFFIX):
-            typed[field[:-1]] = value.split(",") if value else []
-        else:
-            typed[field] = value
-    return typed
 
 
 def join_key(key: Key) -> str:
@@ -85,10 +61,12 @@ class RowChange:
 class ConfigDBConnector:
     """CONFIG_DB reads and writes with SONiC's semantics."""
 
-    def __init__(self, db: DBConnector) -> None:
+    def __init__(self, db: DBConnector, *, cached: bool = False) -> None:
+        """``cached``: keep an in-memory copy for ``snapshot`` (long-lived API servers; see ConfigCache)."""
         self.db = db
         self.sep = db.separator
         self._apply = db.script("config_apply", lua("config_apply"))
+        self.cache = ConfigCache(db) if cached else None
 
     def _hash(self, table: str, key: Key) -> str:
         return f"{table.upper()}{self.sep}{join_key(key)}"
@@ -151,7 +129,10 @@ class ConfigDBConnector:
             return int(self.db.client.get(CONFIG_DB_GENERATION_KEY) or 0)
 
     def snapshot(self) -> tuple[Config, int]:
-        """The whole of CONFIG_DB and the generation it is at (re-read if an apply came in between)."""
+        """The whole of CONFIG_DB and the generation it is at (re-read if an apply came in between).
+        From the cache when there is one: then the result is shared and must not be modified."""
+        if self.cache is not None:
+            return self.cache.snapshot(self.get_config)
         while True:
             before = self.generation()
             config = self.get_config()
@@ -174,6 +155,12 @@ class ConfigDBConnector:
         if touched < 0:
             raise ConfigConflict(f"CONFIG_DB changed since generation {expect_generation}; nothing applied")
         return touched
+
+    def close(self) -> None:
+        """Release the cache's subscription (the DB connection itself belongs to its owner)."""
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
 
     # -- the init indicator --------------------------------------------------------------------
     def set_initialized(self) -> None:

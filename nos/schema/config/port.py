@@ -9,6 +9,7 @@ what portsorch parses.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Annotated
 
 from nos.schema.config import (
@@ -82,11 +83,18 @@ class PortRow(RowModel):
     fast_linkup: Annotated[bool | None, Bool()] = None
 
 
-def lanes_of(value: object) -> list[int]:
-    """The lane numbers of a PORT ``lanes`` value, or [] when it is not a valid lane list."""
-    if not isinstance(value, str) or not LANES.accepts(value):
-        return []
-    return [int(lane) for lane in value.split(",")]
+def lanes_of(value: object) -> tuple[int, ...]:
+    """The lane numbers of a PORT ``lanes`` value, or () when it is not a valid lane list."""
+    if not isinstance(value, str):
+        return ()
+    return _lanes(value)
+
+
+@lru_cache(maxsize=8192)
+def _lanes(value: str) -> tuple[int, ...]:  # the same lane strings are checked on every write
+    if not LANES.accepts(value):
+        return ()
+    return tuple(int(lane) for lane in value.split(","))
 
 
 def check_unique_lanes(lookup: Lookup) -> Iterable[ConfigError]:

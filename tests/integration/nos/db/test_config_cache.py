@@ -1,0 +1,38 @@
+"""ConfigCache: snapshots follow every write, API or redis-cli, and never change once handed out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import redis
+
+from nos.config.apply import reload_config
+from nos.config.transaction import apply_patch
+from nos.db import ConfigDBConnector, Databases
+from nos.schema.dbconfig import CONFIG_DB
+
+START = {"PORT": {"Ethernet0": {"lanes": "0,1,2,3", "speed": "100000", "mtu": "9100"}},
+         "VLAN": {"Vlan5": {"vlanid": "5"}}}
+
+
+def test_snapshots_follow_writes_that_bypass_the_layer(dbs: Databases, raw: Callable[[int], redis.Redis]) -> None:
+    cdb = ConfigDBConnector(dbs[CONFIG_DB], cached=True)
+    try:
+        reload_config(cdb, START)
+        first, generation = cdb.snapshot()
+        assert first == START and generation == cdb.generation()
+        config_db = raw(4)
+        config_db.hset("PORT|Ethernet0", "mtu", "1500")       # as redis-cli would
+        config_db.delete("VLAN|Vlan5")
+        config_db.hset("VLAN|Vlan7", mapping={"vlanid": "7", "members@": "Ethernet0"})
+        config_db.set("NOT_A_ROW", "x")                        # no separator: not a row
+        second, _ = cdb.snapshot()
+        assert second == {"PORT": {"Ethernet0": {"lanes": "0,1,2,3", "speed": "100000", "mtu": "1500"}},
+                          "VLAN": {"Vlan7": {"vlanid": "7", "members": ["Ethernet0"]}}}
+        assert first == START  # a snapshot handed out earlier is not modified
+        apply_patch(cdb, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+        third, generation = cdb.snapshot()
+        assert third["PORT"]["Ethernet0"]["mtu"] == "9000" and generation == cdb.generation()
+        assert third == cdb.get_config()
+    finally:
+        cdb.close()
