@@ -13,8 +13,7 @@ NAME = "syncd"
 
 
 def build(dbs: Databases, runner: Runner) -> None:
-    syncd = Syncd(dbs)
-    runner.add_selectable(syncd.requests, syncd.on_ready)
+    Syncd(dbs).register(runner)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from nos.daemon.runner import Runner
 from nos.db import NotificationProducer, Table
 from nos.db.connector import Databases
 from nos.db.keyops import FieldValues
@@ -31,6 +32,7 @@ from nos.schema.tables import (
     STATE_PORT_TABLE_NAME,
 )
 from syncd_sim.behaviours import AsicBehaviour
+from syncd_sim.counters import CounterWriter
 from syncd_sim.objects import Change, ObjectStore, Outcome
 from syncd_sim.platform import load_platform
 from syncd_sim.protocol import BULK_OPS, INIT_VIEW, NOTIFY_SYNCD_ATTR, Request, decode, split_bulk_attrs
@@ -82,6 +84,7 @@ class Syncd:
         self.hostif_names: dict[str, str] = {}
         self.behaviour = AsicBehaviour(load_platform(self._hwsku()))
         self.store = ObjectStore(self.alloc, self.behaviour)
+        self.counters = CounterWriter(dbs, lambda: self.store)  # COUNTERS_DB, polled on the runner's timer
         self._write = self.asic.script("syncd_write_changes", WRITE_CHANGES)
         self._frozen = 0  # objects in the store when the heap was last frozen (see on_ready)
         self._restore()
@@ -107,12 +110,19 @@ class Syncd:
         last = int(self.asic.client.incrby(VIDCOUNTER, count))
         return [make_oid(object_type, index) for index in range(last - count + 1, last + 1)]
 
+    def register(self, runner: Runner) -> None:
+        """Wire the daemon: the ASIC_STATE request queue, and the counter writer's inputs and timer."""
+        runner.add_selectable(self.requests, self.on_ready)
+        self.counters.register(runner)
+
     # -- the loop body ---------------------------------------------------------------------------
     def on_ready(self) -> None:
         batch = Batch()
         for queued in self.requests.pops():
             batch.responses.append(self._answer(queued, batch))
         self._flush(batch)
+        if batch.changes:
+            self.counters.objects_changed()
         if len(self.store.objects) - self._frozen >= FREEZE_EVERY:
             # The object store is long-lived and free of cycles: keep it out of every full cyclic-GC
             # pass (they took 100+ ms at 100k routes and stalled the request stream).
@@ -208,6 +218,7 @@ class Syncd:
         self.hostif_names.clear()
         self.behaviour = AsicBehaviour(load_platform(self._hwsku()))
         self.store = ObjectStore(self.alloc, self.behaviour)
+        self.counters.objects_changed()
 
 
 # -- request handlers ------------------------------------------------------------------------------

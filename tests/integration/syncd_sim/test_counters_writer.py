@@ -1,0 +1,141 @@
+"""The counter writer alone on real Redis, on a simulated clock: default poll intervals per group,
+POLL_INTERVAL changes, a new object's first poll, removal, and WatermarkOrch's 120 s periodic clear."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+
+from nos.db.keyops import KeyOpFieldsValues
+from nos.sai.types import ObjectType as T
+from nos.sai.types import make_oid
+from syncd_sim.behaviours import AsicBehaviour
+from syncd_sim.counters import CounterWriter
+from syncd_sim.objects import ObjectStore
+from syncd_sim.platform import Platform
+
+pytestmark = pytest.mark.integration
+IN_OCTETS = "SAI_PORT_STAT_IF_IN_OCTETS"
+Q_PACKETS = "SAI_QUEUE_STAT_PACKETS"
+Q_WATERMARK = "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES"
+
+
+class Asic:
+    """An object store with ports (each with 8 queues and 8 PGs), as orchagent would have made it."""
+
+    def __init__(self) -> None:
+        counter = itertools.count(1)
+        self.alloc = lambda kind, n: [make_oid(kind, next(counter)) for _ in range(n)]
+        self.store = ObjectStore(self.alloc, AsicBehaviour(Platform("test")))
+        assert self.store.create(T.SWITCH, self.alloc(T.SWITCH, 1)[0], [("SAI_SWITCH_ATTR_INIT_SWITCH", "true")]).ok
+        self.lanes = itertools.count(0, 4)
+
+    def add_port(self) -> str:
+        oid = self.alloc(T.PORT, 1)[0]
+        first = next(self.lanes)
+        lanes = ",".join(str(first + k) for k in range(4))
+        assert self.store.create(T.PORT, oid, [("SAI_PORT_ATTR_HW_LANE_LIST", f"4:{lanes}"),
+                                               ("SAI_PORT_ATTR_SPEED", "100000")]).ok
+        return oid
+
+    def queue(self, port: str, index: int) -> str:
+        return next(o.object_id for o in self.store.owned_by(port) if o.object_type is T.QUEUE
+                    and o.attrs["SAI_QUEUE_ATTR_INDEX"] == str(index))
+
+
+def configure(writer: CounterWriter, group: str, **fields: str) -> None:
+    result = writer.on_flex_row(KeyOpFieldsValues.set(group, fields))
+    assert not result.rejected, result
+
+
+@pytest.fixture
+def asic() -> Asic:
+    return Asic()
+
+
+@pytest.fixture
+def writer(dbs, asic) -> CounterWriter:
+    return CounterWriter(dbs, lambda: asic.store)
+
+
+def test_groups_poll_at_once_when_enabled_then_at_their_default_intervals(writer, asic, raw):
+    port = asic.add_port()
+    queue = asic.queue(port, 3)
+    configure(writer, "PORT", FLEX_COUNTER_STATUS="enable")
+    configure(writer, "QUEUE", FLEX_COUNTER_STATUS="enable")
+    t0 = time.monotonic()
+    writer.step(t0)
+    counters = raw(2)
+    assert counters.hget(f"COUNTERS:{port}", IN_OCTETS) == "0" and counters.hget(f"COUNTERS:{queue}", Q_PACKETS) == "0"
+    writer.stats.table(T.PORT).set(port, IN_OCTETS, 5)
+    writer.stats.table(T.QUEUE).set(queue, Q_PACKETS, 3)
+    writer.step(t0 + 0.9)
+    assert counters.hget(f"COUNTERS:{port}", IN_OCTETS) == "0"
+    writer.step(t0 + 1.0)                                    # PORT: 1000 ms
+    assert counters.hget(f"COUNTERS:{port}", IN_OCTETS) == "5"
+    writer.step(t0 + 9.9)
+    assert counters.hget(f"COUNTERS:{queue}", Q_PACKETS) == "0"
+    writer.step(t0 + 10.0)                                   # QUEUE: 10000 ms
+    assert counters.hget(f"COUNTERS:{queue}", Q_PACKETS) == "3"
+
+
+def test_poll_interval_changes_the_schedule_and_disable_stops_it(writer, asic, raw):
+    port = asic.add_port()
+    configure(writer, "PORT", FLEX_COUNTER_STATUS="enable", POLL_INTERVAL="5000")
+    t0 = time.monotonic()
+    writer.step(t0)
+    ports = writer.stats.table(T.PORT)
+    ports.set(port, IN_OCTETS, 1)
+    writer.step(t0 + 4.9)
+    assert raw(2).hget(f"COUNTERS:{port}", IN_OCTETS) == "0"
+    configure(writer, "PORT", POLL_INTERVAL="200")             # the next poll: last poll + 200 ms
+    writer.step(t0 + 4.9)
+    assert raw(2).hget(f"COUNTERS:{port}", IN_OCTETS) == "1"
+    configure(writer, "PORT", FLEX_COUNTER_STATUS="disable")
+    ports.set(port, IN_OCTETS, 2)
+    writer.step(t0 + 60)
+    assert raw(2).hget(f"COUNTERS:{port}", IN_OCTETS) == "1"
+    assert writer.on_flex_row(KeyOpFieldsValues.delete("PORT")).status.name == "IGNORED"
+
+
+def test_a_new_port_appears_at_the_next_poll_and_a_removed_one_disappears(writer, asic, raw):
+    first = asic.add_port()
+    configure(writer, "PORT", FLEX_COUNTER_STATUS="enable")
+    t0 = time.monotonic()
+    writer.step(t0)
+    second = asic.add_port()
+    writer.objects_changed()
+    writer.step(t0 + 0.5)
+    counters = raw(2)
+    assert not counters.exists(f"COUNTERS:{second}")
+    writer.step(t0 + 1.0)
+    assert counters.hget(f"COUNTERS:{second}", IN_OCTETS) == "0"
+    queues = [o.object_id for o in asic.store.owned_by(first) if o.object_type is T.QUEUE]
+    assert asic.store.remove(T.PORT, first).ok
+    writer.objects_changed()
+    writer.step(t0 + 1.1)
+    assert not counters.exists(f"COUNTERS:{first}", *(f"COUNTERS:{q}" for q in queues))
+    assert counters.exists(f"COUNTERS:{second}")
+
+
+def test_watermarks_clear_on_read_and_periodic_ones_clear_every_120_s(writer, asic, raw):
+    port = asic.add_port()
+    queue = asic.queue(port, 0)
+    configure(writer, "QUEUE_WATERMARK", FLEX_COUNTER_STATUS="enable")
+    t0 = time.monotonic()
+    writer.step(t0)
+    writer.stats.table(T.QUEUE).raise_to(queue, Q_WATERMARK, 700)
+    writer.step(t0 + 60)                                        # QUEUE_WATERMARK: 60000 ms
+    counters = raw(2)
+    assert counters.hget(f"COUNTERS:{queue}", Q_WATERMARK) == "700"
+    assert counters.hget(f"PERIODIC_WATERMARKS:{queue}", Q_WATERMARK) == "700"
+    assert writer.stats.table(T.QUEUE).get(queue, Q_WATERMARK) == 0  # read and cleared
+    writer.step(t0 + 119)
+    assert counters.hget(f"PERIODIC_WATERMARKS:{queue}", Q_WATERMARK) == "700"
+    writer.step(t0 + 120.5)                     # the next poll (peak since the last one: 0) and the
+    assert counters.hget(f"COUNTERS:{queue}", Q_WATERMARK) == "0"       # telemetry interval, 120 s
+    assert counters.hget(f"PERIODIC_WATERMARKS:{queue}", Q_WATERMARK) == "0"
+    assert counters.hget(f"PERSISTENT_WATERMARKS:{queue}", Q_WATERMARK) == "700"
+    assert counters.hget(f"USER_WATERMARKS:{queue}", Q_WATERMARK) == "700"
