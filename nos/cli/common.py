@@ -28,6 +28,12 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")(func)
 
 
+def dry_run_option(func: F) -> F:
+    """``-d/--dry-run``: plan and validate, print the JSON Patch, change nothing."""
+    return click.option("-d", "--dry-run", "dry_run", is_flag=True,
+                        help="Validate and print the JSON Patch that would be applied; change nothing.")(func)
+
+
 def fail(message: str, code: int = 1) -> NoReturn:
     click.echo(f"Error: {message}", err=True)
     sys.exit(code)

@@ -1,4 +1,9 @@
-"""``nos config load|reload|save``: config_db.json in and out of the running switch's CONFIG_DB."""
+"""``nos config``: the group, and ``load|reload|save`` (config_db.json in and out of the running CONFIG_DB).
+
+Its other commands live with their subject: ``interface``, ``vlan``, ``portchannel`` (one validated
+transaction each) and the generic config updater's ``apply-patch|replace|checkpoint|rollback|
+list-checkpoints|delete-checkpoint`` (``nos.cli.gcu``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,11 @@ from pathlib import Path
 
 import click
 
+from nos.cli import gcu
 from nos.cli.common import connect, fail, run_dir_option
 from nos.cli.interface import interface
+from nos.cli.portchannel import portchannel
+from nos.cli.vlan import vlan
 from nos.config.apply import ApplyResult, load_config, reload_config, save_config
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.files import read_config_file
@@ -26,6 +34,10 @@ def config() -> None:
 
 
 config.add_command(interface)
+config.add_command(vlan)
+config.add_command(portchannel)
+for _command in gcu.COMMANDS:
+    config.add_command(_command)
 
 
 def _read(path: Path) -> Config:

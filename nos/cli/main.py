@@ -1,4 +1,4 @@
-"""The ``nos`` command: ``nos up|down|status``, ``nos config ...`` (and, as they arrive, ``nos show ...``)."""
+"""The ``nos`` command: ``nos up|down|status``, ``nos config ...``, ``nos show ...``, ``nos user|token ...``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from nos import __version__
 from nos.cli.config import config
 from nos.cli.show import show
 from nos.cli.switch import down, redis_cli, status, up
+from nos.cli.user import token, user
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,6 +23,8 @@ cli.add_command(status)
 cli.add_command(config)
 cli.add_command(redis_cli)
 cli.add_command(show)
+cli.add_command(user)
+cli.add_command(token)
 
 
 def main() -> None:

@@ -1,0 +1,94 @@
+"""``nos show pfc counters`` and ``nos show pfc priority [<if>]``.
+
+As sonic-utilities' ``scripts/pfcstat``: two tables, ``Port Rx`` and ``Port Tx`` with ``PFC0..PFC7`` from
+``COUNTERS:<port oid>`` ``SAI_PORT_STAT_PFC_<n>_RX_PKTS`` / ``_TX_PKTS`` (thousands separators, N/A when
+absent), separated by an empty line; ``--json`` gives ``{"rx": {port: {"PFC0": ...}}, "tx": {...}}``.
+As ``pfc show priority``: CONFIG_DB PORT_QOS_MAP ``pfc_enable`` per port (``Interface``, ``Lossless
+priorities``), framed by empty lines as SONiC prints it; ``--json`` gives ``{port: "3,4"}``.
+The table functions are pure; the click commands do the reading.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from nos.cli.common import fail, json_option, print_json, run_dir_option
+from nos.cli.show.counters_db import Counters, load_counters, stat_value, with_commas
+from nos.cli.show.interfaces import load_snapshot
+from nos.cli.show.render import NA, Snapshot, natsorted
+from nos.schema import tables as tbl
+from nos.schema.dbconfig import CONFIG_DB
+
+PRIORITIES = range(8)
+TITLES = [f"PFC{n}" for n in PRIORITIES]
+
+
+def pfc_rows(c: Counters, direction: str) -> list[list[str]]:
+    """One row per port: its name and the eight PFC frame counters of ``direction`` (RX or TX)."""
+    oids = c.map(tbl.COUNTERS_PORT_NAME_MAP)
+    rows = []
+    for port in c.ports():
+        stats = c.stat(tbl.COUNTERS_TABLE, oids[port])
+        rows.append([port, *(with_commas(stat_value(stats, f"SAI_PORT_STAT_PFC_{n}_{direction}_PKTS"))
+                             for n in PRIORITIES)])
+    return rows
+
+
+def pfc_text(c: Counters) -> str:
+    rx = tabulate(pfc_rows(c, "RX"), ["Port Rx", *TITLES], tablefmt="simple", stralign="right")
+    tx = tabulate(pfc_rows(c, "TX"), ["Port Tx", *TITLES], tablefmt="simple", stralign="right")
+    return f"{rx}\n\n{tx}"
+
+
+def pfc_json(c: Counters) -> dict[str, Any]:
+    return {direction.lower(): {row[0]: dict(zip(TITLES, row[1:], strict=True)) for row in pfc_rows(c, direction)}
+            for direction in ("RX", "TX")}
+
+
+def lossless_priorities(snap: Snapshot, interface: str | None = None) -> dict[str, str]:
+    """Port -> its ``pfc_enable`` (N/A when the PORT_QOS_MAP row has none), naturally sorted."""
+    qos = snap.rows(CONFIG_DB, tbl.CFG_PORT_QOS_MAP_TABLE_NAME)
+    names = [interface] if interface else natsorted(qos)
+    return {name: snap.get(CONFIG_DB, tbl.CFG_PORT_QOS_MAP_TABLE_NAME, name, "pfc_enable") or NA for name in names}
+
+
+def priority_text(found: dict[str, str]) -> str:
+    return tabulate(list(found.items()), ["Interface", "Lossless priorities"], tablefmt="simple", missingval="")
+
+
+@click.group()
+def pfc() -> None:
+    """Show PFC counters and lossless priorities."""
+
+
+@pfc.command()
+@json_option
+@run_dir_option
+def counters(as_json: bool, run_dir: str | None) -> None:
+    """Show PFC frames received and sent per port and priority."""
+    c = load_counters(run_dir, [tbl.COUNTERS_PORT_NAME_MAP], [(tbl.COUNTERS_TABLE, tbl.COUNTERS_PORT_NAME_MAP)])
+    if as_json:
+        print_json(pfc_json(c))
+    else:
+        click.echo(pfc_text(c))
+
+
+@pfc.command()
+@click.argument("interface", required=False)
+@json_option
+@run_dir_option
+def priority(interface: str | None, as_json: bool, run_dir: str | None) -> None:
+    """Show the lossless (PFC-enabled) priorities of each port."""
+    snap = load_snapshot(run_dir, [(CONFIG_DB, tbl.CFG_PORT_QOS_MAP_TABLE_NAME)])
+    if interface and snap.row(CONFIG_DB, tbl.CFG_PORT_QOS_MAP_TABLE_NAME, interface) is None:
+        fail(f"Cannot find interface {interface}")
+    found = lossless_priorities(snap, interface)
+    if as_json:
+        print_json(found)
+    else:
+        click.echo()
+        click.echo(priority_text(found))
+        click.echo()
