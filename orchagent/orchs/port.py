@@ -46,7 +46,8 @@ from orchagent.orchs.port_fields import MTU_OVERHEAD, BadField, changed, parse_l
 log = logging.getLogger(__name__)
 
 LISTS = ("SAI_PORT_ATTR_QOS_QUEUE_LIST", "SAI_PORT_ATTR_INGRESS_PRIORITY_GROUP_LIST",
-         "SAI_PORT_ATTR_QOS_SCHEDULER_GROUP_LIST", "SAI_PORT_ATTR_QOS_MAXIMUM_HEADROOM_SIZE")
+         "SAI_PORT_ATTR_QOS_SCHEDULER_GROUP_LIST", "SAI_PORT_ATTR_QOS_MAXIMUM_HEADROOM_SIZE",
+         "SAI_PORT_ATTR_SUPPORTED_SPEED")
 MARKERS = (PORT_CONFIG_DONE_KEY, PORT_INIT_DONE_KEY)
 
 
@@ -227,6 +228,8 @@ class PortOrch:
             self.buffer_max.set(port.name, {"max_queues": str(len(port.queues)),
                                             "max_priority_groups": str(len(port.pgs)),
                                             "max_headroom_size": values[LISTS[3]]})
+            # portsorch initPortSupportedSpeeds: what `config interface speed` checks against
+            self.state.set(port.name, {"supported_speeds": ",".join(parse_list(values[LISTS[4]]))})
 
     def _create_hostifs(self, ports: list[PortObjects]) -> None:
         entries = []

@@ -29,6 +29,8 @@ def test_boot_creates_ports_hostifs_queues_and_maps(orchagent, dbs, raw):
     assert counters.hget("COUNTERS_QUEUE_INDEX_MAP", counters.hget("COUNTERS_QUEUE_NAME_MAP", "Ethernet0:3")) == "3"
     assert counters.hlen("COUNTERS_PG_NAME_MAP") == 4 * 8
     assert raw(6).hgetall("BUFFER_MAX_PARAM_TABLE|Ethernet0")["max_queues"] == "8"
+    supported = raw(6).hget("PORT_TABLE|Ethernet0", "supported_speeds").split(",")
+    assert "100000" in supported and max(map(int, supported)) == 400000  # 4 lanes of 100G at most
     # the simulated kernel: netdevs appear, and admin up ports go oper up
     agent.drive(lambda: raw(0).hget("PORT_TABLE:Ethernet0", "oper_status") == "up")
     assert raw(6).hget("PORT_TABLE|Ethernet0", "netdev_oper_status") == "up"
