@@ -8,7 +8,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import boot, db, reload, routes
+from bench import boot, db, gnmi, reload, rest, routes
 from nos.runtime.redis_server import RedisServer
 
 
@@ -58,7 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
-    parser.add_argument("--only", choices=["db", "boot", "reload", "routes"])
+    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "gnmi", "rest"])
     parser.add_argument("--routes", type=int, default=100_000)
     parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
@@ -87,6 +87,12 @@ def main() -> None:
         print(f"  raw pipelined HSET (reference)        {r['raw_median']:>10,.0f} keys/s")
         print(f"  ROUTE_TABLE -> ASIC_DB (e2e)          {r['routes_median']:>10,.0f} routes/s"
               f"   = {r['routes_median'] / r['raw_median']:.0%} of raw   (target >= 20,000)")
+    if args.only in (None, "gnmi"):
+        out["gnmi"] = gnmi.run_all(quick=False)
+        gnmi.report(out["gnmi"])
+    if args.only in (None, "rest"):
+        out["rest"] = rest.run()
+        rest.report(out["rest"])
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=2) + "\n")
 

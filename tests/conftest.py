@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before anything imports grpc: tests fork children
+
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path

@@ -20,7 +20,7 @@ from nos.runtime import procs, readiness
 from nos.runtime.redis_server import RedisNotFound, RedisStartError, find_redis_cli
 from nos.runtime.rundir import RunDir
 from nos.runtime.startup import StartupError
-from nos.runtime.switch import BootError, Supervisor, UpOptions
+from nos.runtime.switch import BootError, Supervisor, UpOptions, check_listeners, tls_from_record
 
 _DETACHED_ENV = "NOS_UP_DETACHED"
 _BOOT_ERRORS = (BootError, StartupError, RedisNotFound, RedisStartError, ConfigFileError, ConfigValidationError)
@@ -37,19 +37,33 @@ def _endpoint_lines(endpoints: dict[str, str], run: RunDir) -> list[str]:
               help="Startup config_db.json (default: the run dir's saved config, else the SKU's).")
 @run_dir_option
 @click.option("--rest-port", type=int, help="REST port (default 8000 if free; 0 = pick one).")
-@click.option("--gnmi-port", type=int, help="gNMI port (reserved: the gNMI server is not built yet).")
+@click.option("--gnmi-port", type=int, help="gNMI port (default 8080 if free; 0 = pick one).")
 @click.option("--redis-port", type=int, help="Redis TCP port (default 6379 if free; 0 = pick one).")
 @click.option("--redis", "redis_url", help="Use this existing Redis (URL) instead of starting one.")
+@click.option("--bind", default="127.0.0.1", show_default=True,
+              help="Listen address of REST and gNMI; a non-loopback address needs credentials.")
+@click.option("--auth-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="API credentials (default: <run dir>/credentials.json).")
+@click.option("--tls-cert", type=click.Path(dir_okay=False), help="Server certificate (PEM) for REST and gNMI.")
+@click.option("--tls-key", type=click.Path(dir_okay=False), help="Server private key (PEM).")
+@click.option("--tls-ca", type=click.Path(dir_okay=False), help="CA of client certificates: mutual TLS.")
 @click.option("-d", "--detach", is_flag=True, help="Start in the background and return once ready.")
 def up(sku: str | None, config_file: Path | None, run_dir: str | None, rest_port: int | None,
-       gnmi_port: int | None, redis_port: int | None, redis_url: str | None, detach: bool) -> None:
+       gnmi_port: int | None, redis_port: int | None, redis_url: str | None, bind: str, auth_file: Path | None,
+       tls_cert: str | None, tls_key: str | None, tls_ca: str | None, detach: bool) -> None:
     """Start one switch and stay in the foreground until Ctrl-C."""
     run = RunDir.resolve(run_dir)
+    options = UpOptions(sku=sku, config=config_file, rest_port=rest_port, gnmi_port=gnmi_port,
+                        redis_port=redis_port, redis_url=redis_url, bind=bind,
+                        auth_file=auth_file.resolve() if auth_file else None,
+                        tls_cert=_absolute(tls_cert), tls_key=_absolute(tls_key), tls_ca=_absolute(tls_ca))
+    try:
+        check_listeners(options, run)  # fail fast, before anything starts
+    except BootError as exc:
+        fail(str(exc))
     if detach:
         _up_detached(run)
         return
-    options = UpOptions(sku=sku, config=config_file, rest_port=rest_port, gnmi_port=gnmi_port,
-                        redis_port=redis_port, redis_url=redis_url)
     quiet = os.environ.get(_DETACHED_ENV) == "1"
     console = Console(stderr=True, quiet=quiet, log_path=False)
     sup = Supervisor(run, options, progress=lambda step, detail: console.log(f"[bold]{step}[/]: {detail}"))
@@ -76,6 +90,11 @@ def up(sku: str | None, config_file: Path | None, run_dir: str | None, rest_port
         if not code and not quiet:
             click.echo("Switch stopped.")
     sys.exit(code)
+
+
+def _absolute(path: str | None) -> str | None:
+    """A file flag as an absolute path: the daemons and later 'nos status' may run from another directory."""
+    return str(Path(path).resolve()) if path else None
 
 
 def _warn_refused(run: RunDir) -> None:
@@ -155,7 +174,10 @@ def collect_status(run: RunDir) -> dict[str, Any]:
             checks.append(readiness.check_port_config_done(dbs))
             checks.append(readiness.check_ports_created(dbs))
         if "rest" in endpoints:
-            checks.append(readiness.check_http("rest", endpoints["rest"] + "/api/v1/health"))
+            tls = tls_from_record(state.get("tls"))
+            checks.append(readiness.check_http("rest", endpoints["rest"] + "/api/v1/health", tls=tls))
+        if "gnmi" in endpoints:
+            checks.append(readiness.check_gnmi(run))
     finally:
         dbs.close()
     out["checks"] = readiness.as_dicts(checks)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from nos.db.config_rows import Config, raw_to_typed
 from nos.db.connector import DBConnector
-from nos.db.errors import DbProtocolError, map_redis_errors
+from nos.db.errors import DbError, DbProtocolError, map_redis_errors
 from nos.db.subscription import Subscription
 from nos.schema.tables import CONFIG_DB_GENERATION_KEY
 
@@ -36,8 +36,7 @@ class ConfigCache:
         self.sep = db.separator
         self._channel = f"NOS_CONFIG_CACHE_BARRIER:{os.getpid()}:{next(self._ids)}"
         self._prefix = f"__keyspace@{db.id}__:"
-        self._sub = Subscription(db)
-        self._sub.subscribe(channels=[self._channel], patterns=[self._prefix + "*"])
+        self._sub: Subscription | None = None  # subscribed at the first snapshot (Redis may not be up yet)
         self._tokens = itertools.count()
         self._config: Config | None = None
         self._lock = threading.Lock()
@@ -45,21 +44,34 @@ class ConfigCache:
     def snapshot(self, full_read: Callable[[], Config]) -> tuple[Config, int]:
         """(configuration, generation), consistent with each other; ``full_read`` reads CONFIG_DB whole."""
         with self._lock:
-            while True:
-                before = self._generation()
-                dirty = self._barrier()
-                if self._config is None or dirty is None:
-                    self._config = full_read()
-                elif dirty:
-                    self._refresh(dirty)
-                if self._generation() == before:
-                    return self._config, before
+            try:
+                return self._snapshot(full_read)
+            except DbError:
+                # events may have been lost with the connection: start over with a full read next time
+                self._config = None
+                self._unsubscribe()
+                raise
+
+    def _snapshot(self, full_read: Callable[[], Config]) -> tuple[Config, int]:
+        if self._sub is None:
+            self._sub = Subscription(self.db)
+            self._sub.subscribe(channels=[self._channel], patterns=[self._prefix + "*"])
+            self._config = None
+        while True:
+            before = self._generation()
+            dirty = self._barrier(self._sub)
+            if self._config is None or dirty is None:
+                self._config = full_read()
+            elif dirty:
+                self._refresh(dirty)
+            if self._generation() == before:
+                return self._config, before
 
     def _generation(self) -> int:
         with map_redis_errors(f"get {CONFIG_DB_GENERATION_KEY}"):
             return int(self.db.client.get(CONFIG_DB_GENERATION_KEY) or 0)
 
-    def _barrier(self) -> set[str] | None:
+    def _barrier(self, sub: Subscription) -> set[str] | None:
         """Row keys (``TABLE|key``) written since the last barrier; None if the barrier was not seen."""
         token = str(next(self._tokens))
         with map_redis_errors("publish cache barrier"):
@@ -67,7 +79,7 @@ class ConfigCache:
         dirty: set[str] = set()
         deadline = time.monotonic() + BARRIER_TIMEOUT_S
         while (left := deadline - time.monotonic()) > 0:
-            for message in self._sub.wait(left):
+            for message in sub.wait(left):
                 if message.channel == self._channel:
                     if message.data == token:
                         return dirty
@@ -100,8 +112,17 @@ class ConfigCache:
                 config[table].pop(key, None)  # deleted, or not a hash: not a row
         self._config = {table: rows for table, rows in config.items() if rows}
 
+    def _unsubscribe(self) -> None:
+        if self._sub is not None:
+            sub, self._sub = self._sub, None
+            try:
+                sub.close()
+            except DbError:
+                pass
+
     def close(self) -> None:
-        self._sub.close()
+        with self._lock:
+            self._unsubscribe()
 
 
 __all__ = ["ConfigCache"]

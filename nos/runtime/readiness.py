@@ -1,18 +1,29 @@
 """Is the switch ready? Small checks, each answering (name, ok, detail), shared by ``nos up`` and
 ``nos status`` (and the REST status route). Ready = every check passes.
+
+The API checks talk to the servers themselves: REST answers ``/api/v1/health`` (over https when the
+switch runs TLS: the supervisor checks its own child, so the certificate is not verified; under mutual
+TLS the server's own certificate is offered as the client's, and a listener that still wants another
+client certificate counts as up, said so in the detail), and gNMI answers Capabilities on its local
+socket ``<run dir>/gnmi.sock`` (UNAUTHENTICATED counts as answering: the checker has no credentials).
 """
 
 from __future__ import annotations
 
 import json
+import ssl
 import time
+import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 
+from nos.api.tls import TlsFiles
 from nos.daemon.reporting import rejected_key
 from nos.db import Table
 from nos.db.connector import Databases
 from nos.db.errors import DbError
+from nos.runtime.procs import pid_alive
+from nos.runtime.rundir import RunDir
 from nos.schema.dbconfig import APPL_DB, CONFIG_DB, COUNTERS_DB, STATE_DB
 from nos.schema.tables import (
     APP_PORT_TABLE_NAME,
@@ -91,13 +102,43 @@ def check_ports_created(dbs: Databases) -> Check:
     return Check("asic ports", ok, detail)
 
 
-def check_http(name: str, url: str, timeout: float = 1.0) -> Check:
+def _https_context(tls: TlsFiles | None) -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE  # our own child: its certificate may come from a CA we are not given
+    if tls is not None and tls.mutual:
+        context.load_cert_chain(str(tls.cert), str(tls.key))
+    return context
+
+
+def check_http(name: str, url: str, timeout: float = 1.0, tls: TlsFiles | None = None) -> Check:
+    context = _https_context(tls) if url.startswith("https:") else None
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as reply:
+        with urllib.request.urlopen(url, timeout=timeout, context=context) as reply:
             body = json.loads(reply.read() or b"{}")
             return Check(name, reply.status == 200, f"{url} {body.get('status', reply.status)}")
     except (OSError, ValueError) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        if tls is not None and tls.mutual and isinstance(reason, ssl.SSLError):
+            return Check(name, True, f"{url} TLS listener up; health not read (mutual TLS wants a client "
+                                     f"certificate signed by {tls.ca})")
         return Check(name, False, f"{url}: {exc}")
+
+
+def check_gnmi(run: RunDir, pid: int | None = None, timeout: float = 1.0) -> Check:
+    """The gNMI server of ``run`` answers Capabilities (``pid``: the process expected to serve)."""
+    status = run.gnmi_status() or {}
+    served_by = int(status.get("pid") or 0)
+    if served_by <= 0 or (pid is not None and served_by != pid) or not pid_alive(served_by):
+        return Check("gnmi", False, "not listening yet")
+    where = f"{status.get('address')} ({status.get('mode')})"
+    target = status.get("unix") or (f"127.0.0.1:{status.get('port')}" if status.get("mode") == "plain" else None)
+    if target is None:
+        return Check("gnmi", True, f"{where} listening; Capabilities not checked (no local socket)")
+    from nos.api.gnmi.probe import capabilities  # grpc loads only where gNMI is checked
+
+    ok, detail = capabilities(str(target), timeout)
+    return Check("gnmi", ok, f"{where} {detail}")
 
 
 def all_ok(checks: list[Check]) -> bool:

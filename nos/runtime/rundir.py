@@ -5,7 +5,9 @@ Every ``nos`` command that talks to a running switch finds it by ``--run-dir DIR
 
 Files: ``endpoints.json`` (written once the switch is ready), ``supervisor.pid``, ``boot.json``
 (boot progress, for ``nos up -d``), ``database_config.json`` (SONiC's, rendered with this switch's
-socket and port), ``config_db.json`` (the saved startup configuration), ``logs/<daemon>.log``.
+socket and port), ``config_db.json`` (the saved startup configuration), ``credentials.json`` (API
+users and tokens, hashes only), ``gnmi.json`` (the gNMI server's pid, bound address and port, and its
+local socket ``gnmi.sock``), ``logs/<daemon>.log``.
 """
 
 from __future__ import annotations
@@ -72,6 +74,22 @@ class RunDir:
     @property
     def saved_config_file(self) -> Path:
         return self.path / "config_db.json"
+
+    @property
+    def credentials_file(self) -> Path:
+        return self.path / "credentials.json"
+
+    @property
+    def gnmi_status_file(self) -> Path:
+        return self.path / "gnmi.json"
+
+    @property
+    def gnmi_socket(self) -> Path:
+        return self.path / "gnmi.sock"
+
+    def gnmi_status(self) -> dict[str, Any] | None:
+        data = _read_json(self.gnmi_status_file)
+        return data if isinstance(data, dict) else None
 
     @property
     def logs(self) -> Path:

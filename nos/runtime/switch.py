@@ -1,9 +1,16 @@
 """The supervisor behind ``nos up``: one whole switch, started, watched and stopped.
 
-Boot: Redis (embedded, or ``--redis URL``) -> startup config validated and loaded into CONFIG_DB
--> daemons started -> readiness awaited -> ``endpoints.json`` written. Then it watches its
-children (a daemon that dies is restarted with back-off and counted in STATE_DB) until SIGINT or
-SIGTERM, and stops everything it started, in reverse order.
+Boot: the management listeners are checked first (TLS files usable; a non-loopback ``--bind`` needs
+credentials), then Redis (embedded, or ``--redis URL``) -> startup config validated and loaded into
+CONFIG_DB -> daemons started (syncd, orchagent, cfgmgrd, REST, gNMI) -> readiness awaited ->
+``endpoints.json`` written. Then it watches its children (a daemon that dies is restarted with
+back-off and counted in STATE_DB) until SIGINT or SIGTERM, and stops everything it started, in
+reverse order.
+
+REST serves on a socket the supervisor binds and passes down (``--fd``). gRPC cannot adopt a socket,
+so the gNMI server binds its own port (8080 if free, else any; ``--gnmi-port 0`` any) and reports it
+in ``<run dir>/gnmi.json``; once known, the port is pinned, so a restarted gNMI server comes back on
+the same endpoint. Both servers get the same ``--bind`` address, credentials file and TLS files.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nos.api.auth import Authenticator, AuthError, ListenerRefused
+from nos.api.tls import TlsError, TlsFiles
 from nos.config.apply import reload_config
 from nos.db import ConfigDBConnector, Table
 from nos.db.connector import Databases
@@ -33,6 +42,7 @@ DEFAULT_GNMI_PORT = 8080
 READY_TIMEOUT_S = 60.0
 # (name, module) of the daemons, in start order (each is also runnable alone: python -m <module>)
 DAEMONS = (("syncd", "syncd_sim"), ("orchagent", "orchagent"), ("cfgmgrd", "nos.cfgmgr"))
+API_SERVERS = ("rest", "gnmi")  # children without a STATE_DB heartbeat; readiness asks them directly
 _RESTART_BACKOFF_MAX_S = 30.0
 
 Progress = Callable[[str, str], None]
@@ -47,9 +57,36 @@ class UpOptions:
     sku: str | None = None
     config: Path | None = None
     rest_port: int | None = None   # None: 8000 if free else any; 0: any
-    gnmi_port: int | None = None   # reserved: no gNMI server yet
+    gnmi_port: int | None = None   # None: 8080 if free else any; 0: any
     redis_port: int | None = None  # None: 6379 if free else any; 0: any
     redis_url: str | None = None   # use an existing Redis instead of starting one
+    bind: str = "127.0.0.1"        # listen address of REST and gNMI
+    auth_file: Path | None = None  # None: <run dir>/credentials.json
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    tls_ca: str | None = None      # set: mutual TLS
+
+
+def check_listeners(options: UpOptions, run: RunDir) -> TlsFiles | None:
+    """The TLS files of the API servers, after refusing what they would refuse (raises BootError):
+    an incomplete or missing set of TLS files, a non-loopback bind address without credentials."""
+    try:
+        tls = TlsFiles.from_flags(options.tls_cert, options.tls_key, options.tls_ca)
+        Authenticator(auth_file(options, run)).check_listener(options.bind)
+    except (TlsError, ListenerRefused, AuthError) as exc:
+        raise BootError(str(exc)) from exc
+    return tls
+
+
+def auth_file(options: UpOptions, run: RunDir) -> Path:
+    return options.auth_file if options.auth_file is not None else run.credentials_file
+
+
+def display_host(bind: str) -> str:
+    """The address clients on this host use for a listener bound to ``bind``."""
+    if bind in ("", "0.0.0.0", "::", "[::]"):
+        return "127.0.0.1"
+    return f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
 
 
 @dataclass
@@ -68,20 +105,40 @@ class Daemon:
         self.proc = procs.spawn(self.argv, log_path=self.log, pass_fds=self.pass_fds)
 
 
-def listen_socket(port: int | None, default: int, what: str) -> socket.socket:
-    """A bound, listening loopback TCP socket for a server child to inherit."""
-    if port is None:
-        port = default if port_is_free(default) else 0
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+def free_or_any(port: int | None, default: int, host: str) -> int:
+    """The port to ask for: the one given, else ``default`` when free, else 0 (any)."""
+    if port is not None:
+        return port
     try:
-        sock.bind(("127.0.0.1", port))
-    except OSError as exc:
-        sock.close()
-        raise BootError(f"{what} port {port} is not available ({exc.strerror}); use 0 to pick a free one") from exc
-    sock.listen(128)
-    sock.set_inheritable(True)
-    return sock
+        return default if port_is_free(default, host) else 0
+    except OSError:  # not an IPv4 address: let the bind pick
+        return 0
+
+
+def listen_socket(port: int | None, default: int, what: str, host: str = "127.0.0.1") -> socket.socket:
+    """A bound, listening TCP socket on ``host`` for a server child to inherit. Without a port given, the
+    default is tried and any free port taken if another process got the default in the meantime."""
+    chosen = free_or_any(port, default, host)
+    try:
+        family = socket.getaddrinfo(host.strip("[]"), chosen, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as exc:
+        raise BootError(f"--bind {host}: not an address of this host ({exc.strerror})") from exc
+    attempts = [chosen, 0] if port is None and chosen else [chosen]
+    for attempt in attempts:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host.strip("[]"), attempt))
+        except OSError as exc:
+            sock.close()
+            if attempt == attempts[-1]:
+                raise BootError(f"{what} port {attempt} on {host} is not available ({exc.strerror}); "
+                                "use 0 to pick a free one") from exc
+            continue
+        sock.listen(128)
+        sock.set_inheritable(True)
+        return sock
+    raise AssertionError("unreachable: the last attempt raises")
 
 
 @dataclass
@@ -95,6 +152,7 @@ class Supervisor:
     endpoints: dict[str, str] = field(default_factory=dict)
     startup: Startup | None = None
     stop_event: threading.Event = field(default_factory=threading.Event)
+    tls: TlsFiles | None = None
     _sockets: list[socket.socket] = field(default_factory=list)
 
     # -- boot -----------------------------------------------------------------------------------
@@ -105,6 +163,7 @@ class Supervisor:
 
     def boot(self) -> dict[str, str]:
         started = time.monotonic()
+        self.tls = check_listeners(self.options, self.run)
         self._claim_run_dir()
         self._step("startup config", "choosing")
         self.startup = choose_startup(self.options.sku, self.options.config, self.run.saved_config_file)
@@ -118,7 +177,7 @@ class Supervisor:
             "state": "ready", "pid": os.getpid(), "endpoints": self.endpoints, "sku": self.startup.sku.name,
             "config": str(self.startup.source), "daemons": [d.name for d in self.daemons],
             "heartbeat_daemons": self.heartbeat_daemons, "boot_seconds": round(time.monotonic() - started, 3),
-            "started_at": time.time(),
+            "started_at": time.time(), "tls": _tls_record(self.tls),
         })
         return self.endpoints
 
@@ -135,6 +194,7 @@ class Supervisor:
                             f"stop it with 'nos down --run-dir {self.run.path}'")
         self.run.pid_file.write_text(f"{os.getpid()}\n")
         self.run.endpoints_file.unlink(missing_ok=True)
+        self.run.gnmi_status_file.unlink(missing_ok=True)
 
     def _start_redis(self) -> None:
         if self.options.redis_url:
@@ -165,23 +225,49 @@ class Supervisor:
     def _start_daemons(self) -> None:
         url = self.endpoints["redis"]
         py = sys.executable
-        self._step("daemons", "starting syncd, orchagent, cfgmgrd, rest")
+        self._step("daemons", "starting syncd, orchagent, cfgmgrd, rest, gnmi")
         self.daemons = [Daemon(name, [py, "-m", module, "--redis", url], self.run.log_file(name))
                         for name, module in DAEMONS]
-        rest = listen_socket(self.options.rest_port, DEFAULT_REST_PORT, "REST")
+        bind = self.options.bind
+        api = ["--run-dir", str(self.run.path), "--auth-file", str(auth_file(self.options, self.run))]
+        api += self.tls.as_args() if self.tls is not None else []
+        rest = listen_socket(self.options.rest_port, DEFAULT_REST_PORT, "REST", bind)
         self._sockets.append(rest)
-        self.endpoints["rest"] = f"http://127.0.0.1:{rest.getsockname()[1]}"
+        scheme = "https" if self.tls is not None else "http"
+        self.endpoints["rest"] = f"{scheme}://{display_host(bind)}:{rest.getsockname()[1]}"
         self.daemons.append(Daemon(
-            "rest", [py, "-m", "nos.api.rest", "--redis", url, "--fd", str(rest.fileno()),
+            "rest", [py, "-m", "nos.api.rest", "--redis", url, "--host", bind, "--fd", str(rest.fileno()), *api,
                      "--daemons", ",".join(self.heartbeat_daemons)],
             self.run.log_file("rest"), pass_fds=(rest.fileno(),)))
+        gnmi_port = free_or_any(self.options.gnmi_port, DEFAULT_GNMI_PORT, bind)
+        self.daemons.append(Daemon(
+            "gnmi", [py, "-m", "nos.api.gnmi", "--redis", url, "--host", bind, "--port", str(gnmi_port), *api,
+                     *(["--port-fallback"] if self.options.gnmi_port is None else [])],
+            self.run.log_file("gnmi")))
         for daemon in self.daemons:
             daemon.start()
 
     @property
     def heartbeat_daemons(self) -> list[str]:
         """Daemons that report a heartbeat in STATE_DB (the API servers do not)."""
-        return [d.name for d in self.daemons if d.name != "rest"]
+        return [d.name for d in self.daemons if d.name not in API_SERVERS]
+
+    def _daemon(self, name: str) -> Daemon | None:
+        return next((d for d in self.daemons if d.name == name), None)
+
+    def _gnmi_check(self) -> readiness.Check:
+        """gNMI answers; the first time, learn its port, publish it and pin it for restarts."""
+        daemon = self._daemon("gnmi")
+        pid = daemon.proc.pid if daemon is not None and daemon.proc is not None else None
+        check = readiness.check_gnmi(self.run, pid)
+        status = self.run.gnmi_status() or {}
+        if check.ok and daemon is not None and "gnmi" not in self.endpoints:
+            port = str(status["port"])
+            self.endpoints["gnmi"] = f"{display_host(self.options.bind)}:{port}"
+            daemon.argv[daemon.argv.index("--port") + 1] = port
+            if "--port-fallback" in daemon.argv:
+                daemon.argv.remove("--port-fallback")
+        return check
 
     def checks(self) -> list[readiness.Check]:
         assert self.dbs is not None
@@ -192,7 +278,8 @@ class Supervisor:
         checks += [readiness.check_daemon(self.dbs, name, rows) for name in self.heartbeat_daemons]
         checks.append(readiness.check_port_config_done(self.dbs))
         checks.append(readiness.check_ports_created(self.dbs))
-        checks.append(readiness.check_http("rest", self.endpoints["rest"] + "/api/v1/health"))
+        checks.append(readiness.check_http("rest", self.endpoints["rest"] + "/api/v1/health", tls=self.tls))
+        checks.append(self._gnmi_check())
         return checks
 
     def _await_ready(self, started: float) -> None:
@@ -245,6 +332,7 @@ class Supervisor:
                 procs.stop(daemon.proc)
         for sock in self._sockets:
             sock.close()
+        self.run.gnmi_status_file.unlink(missing_ok=True)
         if self.dbs is not None:
             self.dbs.close()
         if self.redis is not None:
@@ -256,3 +344,18 @@ class Supervisor:
         if state.get("state") != "failed":
             write_json_atomic(self.run.boot_file, {"state": "stopped", "pid": os.getpid()})
 
+
+
+def _tls_record(tls: TlsFiles | None) -> dict[str, str] | None:
+    """The TLS files as boot.json records them (paths only), for ``nos status``."""
+    if tls is None:
+        return None
+    record = {"cert": str(tls.cert), "key": str(tls.key)}
+    return record | ({"ca": str(tls.ca)} if tls.ca is not None else {})
+
+
+def tls_from_record(record: object) -> TlsFiles | None:
+    if not isinstance(record, dict) or "cert" not in record or "key" not in record:
+        return None
+    ca = record.get("ca")
+    return TlsFiles(Path(record["cert"]), Path(record["key"]), Path(ca) if ca else None)

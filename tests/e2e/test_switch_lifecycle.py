@@ -30,6 +30,7 @@ def test_up_reports_endpoints_and_ports_are_in_config_db(switch_s6000):
     assert "Switch ready in" in switch_s6000.up_output
     ep = switch_s6000.endpoints
     assert ep["redis"].startswith("unix://") and ep["redis_tcp"].startswith("redis://127.0.0.1:")
+    assert ep["gnmi"].startswith("127.0.0.1:") and "gnmi" in switch_s6000.up_output
     port = switch_s6000.db(4).hgetall("PORT|Ethernet0")
     assert port["lanes"] == "25,26,27,28" and port["speed"] == "100000"
     assert len(switch_s6000.db(4).keys("PORT|*")) == 32
@@ -56,7 +57,8 @@ def test_status_is_ready_in_text_and_json(switch_s6000):
     info = json.loads(switch_s6000.nos("status", "--json").stdout)
     assert info["ready"] and info["sku"] == "Force10-S6000"
     assert {c["name"] for c in info["checks"]} >= {"redis", "daemon cfgmgrd", "daemon orchagent", "daemon syncd",
-                                                   "ports", "asic ports", "rest"}
+                                                   "ports", "asic ports", "rest", "gnmi"}
+    assert "answers Capabilities" in next(c["detail"] for c in info["checks"] if c["name"] == "gnmi")
 
 
 def test_rest_health_status_and_config_reads(switch_s6000):
@@ -187,6 +189,58 @@ def test_a_killed_daemon_is_restarted_and_counted(switch_s6000):
     wait_until(lambda: switch_s6000.db(6).hget("NOS_DAEMON_TABLE|cfgmgrd", "pid") not in (None, str(old)), timeout=20)
     wait_until(lambda: switch_s6000.nos("status", check=False).returncode == 0, timeout=20)
     assert switch_s6000.db(6).hget("NOS_DAEMON_TABLE|cfgmgrd", "restarts") == "1"
+
+
+def test_a_killed_gnmi_server_comes_back_on_the_same_endpoint(switch_s6000):
+    status_file = switch_s6000.run_dir / "gnmi.json"
+    before = json.loads(status_file.read_text())
+    os.kill(before["pid"], signal.SIGKILL)
+    wait_until(lambda: status_file.exists() and json.loads(status_file.read_text())["pid"] != before["pid"],
+               timeout=20)
+    assert json.loads(status_file.read_text())["port"] == before["port"]
+    assert switch_s6000.endpoints["gnmi"] == f"127.0.0.1:{before['port']}"
+    wait_until(lambda: switch_s6000.nos("status", check=False).returncode == 0, timeout=20)
+
+
+def test_a_non_loopback_bind_without_credentials_is_refused_before_anything_starts(tmp_path):
+    run_dir = tmp_path / "open"
+    for detach in ((), ("-d",)):
+        out = nos("up", *detach, "--run-dir", str(run_dir), "--bind", "0.0.0.0", check=False)
+        assert out.returncode == 1 and "refusing to listen on 0.0.0.0 without credentials" in out.stderr
+    assert not (run_dir / "supervisor.pid").exists() and not (run_dir / "redis.sock").exists()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # pygnmi leaves its PEM files open
+def test_up_with_mutual_tls_and_credentials_on_all_addresses(tmp_path):
+    """REST and gNMI share --bind, --auth-file and the TLS files; readiness works over mutual TLS."""
+    import nos.api.gnmi  # noqa: F401 - turns gRPC's fork handlers off before pygnmi loads grpc
+
+    # isort: split
+    from pygnmi.client import gNMIclient
+
+    from nos.api import auth
+    from tests.integration.nos.api.gnmi.certs import Authority
+
+    ca = Authority.create(tmp_path / "pki", "lab-ca")
+    server, client = ca.issue(tmp_path / "pki", "switch", server=True), ca.issue(tmp_path / "pki", "op", server=False)
+    creds = tmp_path / "users.json"
+    auth.add_user(creds, "admin", auth.ADMIN, "admin-secret-1")
+    sw = start_switch(tmp_path / "tls", "--sku", "Force10-S6000", "--gnmi-port", "0", "--bind", "0.0.0.0",
+                      "--auth-file", str(creds), "--tls-cert", str(server.cert), "--tls-key", str(server.key),
+                      "--tls-ca", str(ca.pem.cert))
+    try:
+        assert sw.endpoints["rest"].startswith("https://127.0.0.1:")
+        info = json.loads(sw.nos("status", "--json").stdout)
+        assert info["ready"] and {c["name"] for c in info["checks"]} >= {"rest", "gnmi"}
+        assert json.loads((sw.run_dir / "gnmi.json").read_text())["mode"] == "mutual-tls"
+        host, port = sw.endpoints["gnmi"].rsplit(":", 1)
+        with gNMIclient(target=(host, int(port)), username="admin", password="admin-secret-1",
+                        path_root=str(ca.pem.cert), path_cert=str(client.cert), path_key=str(client.key)) as gc:
+            reply = gc.get(path=["sonic-db:/CONFIG_DB/localhost/PORT/Ethernet0/lanes"], encoding="json_ietf")
+        assert reply["notification"][0]["update"][0]["val"] == "25,26,27,28"
+    finally:
+        sw.close()
+        sw.nos("down")
 
 
 def test_second_up_in_the_same_run_dir_is_refused(switch_s6000):

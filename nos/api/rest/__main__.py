@@ -1,35 +1,90 @@
-"""``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N]``: the REST server."""
+"""``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N] [--run-dir DIR] [--auth-file PATH]
+[--tls-cert F --tls-key F [--tls-ca F]]``: the REST server.
+
+With ``--fd`` (from ``nos up``) it serves on an inherited, already-listening socket. That socket is
+wrapped with its real family (``socket.socket(fileno=)`` detects it): uvicorn's own ``fd=`` wraps it as
+AF_UNIX, so asyncio would not set TCP_NODELAY on accepted connections, and Nagle's algorithm with
+delayed ACKs would add up to 40 ms to a response written in two parts (head, then body). asyncio sets
+TCP_NODELAY on every accepted TCP connection; this keeps it so.
+
+Before serving, a non-loopback address without credentials is refused (exit 2, the message says why).
+"""
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
+import socket
 import sys
+from pathlib import Path
+from typing import Any
 
 import uvicorn
 
+from nos.api.auth import FILE_NAME, Authenticator, AuthError, ListenerRefused
 from nos.api.rest.app import create_app
+from nos.api.tls import TlsError, TlsFiles
 from nos.daemon.logs import setup_logging
 from nos.db.connector import Databases
 
+log = logging.getLogger("nos.api.rest")
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="nos-rest")
-    parser.add_argument("--redis", default=os.environ.get("NOS_REDIS"))
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="nos-rest", description="The switch's REST API server.")
+    parser.add_argument("--redis", default=os.environ.get("NOS_REDIS"), help="the switch's Redis URL")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--fd", type=int, help="serve on an already-bound listening socket (from nos up)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--port", type=int, default=8000)
+    where.add_argument("--fd", type=int, help="serve on an already-bound listening socket (from nos up)")
+    parser.add_argument("--run-dir", type=Path, help="where the saved config_db.json and checkpoints live")
+    parser.add_argument("--auth-file", type=Path, help=f"credentials (default: <run dir>/{FILE_NAME})")
+    parser.add_argument("--tls-cert")
+    parser.add_argument("--tls-key")
+    parser.add_argument("--tls-ca", help="require client certificates signed by this CA (mutual TLS)")
     parser.add_argument("--daemons", default="", help="comma list of daemons whose heartbeat readiness needs")
     parser.add_argument("--log-level", default=os.environ.get("NOS_LOG_LEVEL", "INFO"))
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def inherited_socket(fd: int) -> socket.socket:
+    """The listening socket behind ``fd``, with its real address family (see the module docstring)."""
+    sock = socket.socket(fileno=fd)
+    sock.setblocking(False)
+    return sock
+
+
+def listen_host(sock: socket.socket | None, host: str) -> str:
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        return str(sock.getsockname()[0])
+    return host
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     if not args.redis:
         print("nos-rest: no Redis given: pass --redis URL or set NOS_REDIS", file=sys.stderr)
         return 2
     setup_logging(args.log_level)
+    auth_file = args.auth_file or (args.run_dir / FILE_NAME if args.run_dir else None)
+    try:
+        tls = TlsFiles.from_flags(args.tls_cert, args.tls_key, args.tls_ca)
+        auth = Authenticator(auth_file)
+        sock = inherited_socket(args.fd) if args.fd is not None else None
+        auth.check_listener(listen_host(sock, args.host))
+    except (TlsError, AuthError, ListenerRefused, OSError) as exc:
+        print(f"nos-rest: {exc}", file=sys.stderr)
+        return 2
     daemons = tuple(d for d in args.daemons.split(",") if d)
-    app = create_app(Databases(args.redis), daemons)
-    kwargs = {"fd": args.fd} if args.fd is not None else {"host": args.host, "port": args.port}
-    uvicorn.run(app, log_level=args.log_level.lower(), access_log=False, **kwargs)
+    app = create_app(Databases(args.redis), daemons, run_dir=args.run_dir, auth=auth)
+    kwargs: dict[str, Any] = tls.uvicorn_kwargs() if tls else {}
+    if sock is None:
+        kwargs |= {"host": args.host, "port": args.port}
+    config = uvicorn.Config(app, log_level=args.log_level.lower(), access_log=False, log_config=None, **kwargs)
+    log.info("rest.start listen=%s tls=%s credentials=%s", "fd" if sock else f"{args.host}:{args.port}",
+             "mutual" if tls and tls.mutual else bool(tls), "required" if auth.required else "none (loopback)")
+    uvicorn.Server(config).run(sockets=[sock] if sock is not None else None)
     return 0
 
 

@@ -1,58 +1,54 @@
-"""The REST application (FastAPI, OpenAPI at /docs), under ``/api/v1/``.
+"""The REST application factory: ``/api/v1/`` with OpenAPI at ``/docs``.
 
-So far: health, the switch's readiness checks, and read-only CONFIG_DB tables and rows.
-Writes, state and counters, intents and operations are added by the management-plane issue.
-Routes are plain ``def`` so FastAPI runs the blocking Redis calls in its threadpool.
+Routers, one module per resource family (``routes/``): system (health, status), config (CONFIG_DB
+CRUD and JSON Patch), state, counters, operations and jobs. Every router but health runs the
+authentication dependency (``security``); every failure is a RESTCONF error body (``errors``).
+Routes that touch Redis are plain ``def`` so FastAPI runs the blocking calls in its threadpool.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
 
-from fastapi import FastAPI, HTTPException
+from fastapi import Depends, FastAPI
 
 from nos import __version__
-from nos.db import ConfigDBConnector
+from nos.api.auth import Authenticator
+from nos.api.rest import errors
+from nos.api.rest.context import ApiContext
+from nos.api.rest.routes import config, counters, operations, state, system
+from nos.api.rest.security import authenticator_dependency
 from nos.db.connector import Databases
-from nos.runtime import readiness
-from nos.schema.dbconfig import CONFIG_DB
+
+DESCRIPTION = """SONiC-style switch API. CONFIG_DB under `config/` (writes are validated whole and applied
+atomically; `?dry_run=true` answers with the JSON Patch), state and counters with SONiC's names, long
+operations as jobs. Errors are RESTCONF `ietf-restconf:errors` bodies."""
 
 
-def create_app(dbs: Databases, daemons: tuple[str, ...] = ()) -> FastAPI:
-    app = FastAPI(title="nos switch API", version=__version__, docs_url="/docs")
-    cdb = ConfigDBConnector(dbs[CONFIG_DB])
+def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path | None = None,
+               auth: Authenticator | None = None) -> FastAPI:
+    """The application for the switch whose databases are ``dbs``; ``daemons`` are the heartbeats the
+    status checks, ``run_dir`` holds the saved config and checkpoints, ``auth`` the credentials (None: open)."""
+    ctx = ApiContext(dbs, run_dir, daemons, auth)
 
-    @app.get("/api/v1/health")
-    def health() -> dict[str, str]:
-        """The API process answers."""
-        return {"status": "ok"}
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        ctx.close()
 
-    @app.get("/api/v1/status")
-    def status() -> dict[str, Any]:
-        """Readiness of the switch as seen from its databases."""
-        checks = [readiness.check_redis(dbs)]
-        if checks[0].ok:
-            rows = readiness.daemon_rows(dbs)
-            checks += [readiness.check_daemon(dbs, d, rows) for d in daemons]
-            checks.append(readiness.check_port_config_done(dbs))
-            checks.append(readiness.check_ports_created(dbs))
-        return {"ready": readiness.all_ok(checks), "checks": readiness.as_dicts(checks)}
-
-    @app.get("/api/v1/config/{table}")
-    def config_table(table: str) -> dict[str, Any]:
-        """Every row of one CONFIG_DB table, as in config_db.json."""
-        rows = cdb.get_table(table)
-        if not rows:
-            raise HTTPException(404, detail={"error-tag": "invalid-value", "error-path": f"/{table}",
-                                             "error-message": f"table {table} has no rows"})
-        return rows
-
-    @app.get("/api/v1/config/{table}/{key:path}")
-    def config_row(table: str, key: str) -> dict[str, Any]:
-        """One CONFIG_DB row; multi-part keys use '|' (URL-encoded as %7C)."""
-        if key not in cdb.get_keys(table):
-            raise HTTPException(404, detail={"error-tag": "invalid-value", "error-path": f"/{table}/{key}",
-                                             "error-message": f"{table}|{key} does not exist"})
-        return cdb.get_entry(table, key)
-
+    app = FastAPI(title="nos switch API", version=__version__, description=DESCRIPTION, docs_url="/docs",
+                  lifespan=lifespan)
+    app.state.ctx = ctx
+    errors.install(app)
+    guarded = [Depends(authenticator_dependency(auth))]
+    app.include_router(system.health_router())
+    app.include_router(system.status_router(ctx), dependencies=guarded)
+    app.include_router(system.metrics_router(ctx), dependencies=guarded)
+    for module in (config, state, counters, operations):
+        app.include_router(module.router(ctx), dependencies=guarded)
     return app
+
+
+__all__ = ["create_app"]

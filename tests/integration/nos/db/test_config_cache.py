@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 import redis
 
 from nos.config.apply import reload_config
 from nos.config.transaction import apply_patch
-from nos.db import ConfigDBConnector, Databases
+from nos.db import ConfigDBConnector, Databases, DbError
 from nos.schema.dbconfig import CONFIG_DB
 
 START = {"PORT": {"Ethernet0": {"lanes": "0,1,2,3", "speed": "100000", "mtu": "9100"}},
@@ -36,3 +38,35 @@ def test_snapshots_follow_writes_that_bypass_the_layer(dbs: Databases, raw: Call
         assert third == cdb.get_config()
     finally:
         cdb.close()
+
+
+def test_a_lost_subscription_costs_one_error_then_a_full_read(dbs: Databases,
+                                                              raw: Callable[[int], redis.Redis]) -> None:
+    """Events written while the subscription is gone would be missed: the cache must not trust itself then."""
+    cdb = ConfigDBConnector(dbs[CONFIG_DB], cached=True)
+    try:
+        reload_config(cdb, START)
+        assert cdb.snapshot()[0] == START
+        config_db = raw(4)
+        assert config_db.client_kill_filter(_type="pubsub") >= 1
+        config_db.hset("PORT|Ethernet0", "mtu", "1500")  # its event goes nowhere
+        outcomes = []
+        for _ in range(2):
+            try:
+                outcomes.append(cdb.snapshot()[0]["PORT"]["Ethernet0"]["mtu"])
+            except DbError as exc:
+                outcomes.append(type(exc).__name__)
+        assert outcomes in (["DbConnectionError", "1500"], ["1500", "1500"])
+    finally:
+        cdb.close()
+
+
+def test_the_cache_subscribes_at_first_use_so_redis_may_start_later(tmp_path: Path) -> None:
+    missing = Databases(f"unix://{tmp_path}/redis.sock")
+    cdb = ConfigDBConnector(missing[CONFIG_DB], cached=True)  # no connection is made here
+    try:
+        with pytest.raises(DbError, match="unreachable"):
+            cdb.snapshot()
+    finally:
+        cdb.close()
+        missing.close()

@@ -1,0 +1,218 @@
+"""gNMI figures on a whole switch (``nos up -d``, 128x400G SKU), with pygnmi as the client.
+
+* ``set_latency``: one-field Set (a port's mtu, alternating); *accepted* = the Set RPC returned (CONFIG_DB
+  written, one transaction), *applied* = ASIC_DB ``SAI_PORT_ATTR_MTU`` shows it (cfgmgrd, orchagent and
+  syncd_sim included). Target: applied p99 < 20 ms.
+* ``on_change_latency``: a CONFIG_DB write (``HSET PORT|Ethernet0 description``) until the ON_CHANGE update
+  reaches the subscriber. Target: p99 < 20 ms.
+* ``sample_streams``: ``streams`` SAMPLE subscriptions of ``COUNTERS/Ethernet*`` (every port's counters)
+  at 1 s for ``seconds``; the lag of an update is its arrival minus its slot (first arrival + k s).
+  Keeping up = every slot delivered and the lag stays well under the interval. If the switch does not
+  write port counters (no FLEX_COUNTER_TABLE groups enabled and none appear), they are enabled; if still
+  none appear, the bench writes them itself, bumping them every second as syncd would.
+
+``run_all(quick=True)`` shortens everything for a smoke run. Figures are returned, targets printed
+(not asserted): ``python -m bench.gnmi [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import nos.api.gnmi  # noqa: F401 - first: turns gRPC's fork handlers off before grpc loads
+
+# isort: split
+import redis
+from pygnmi.client import gNMIclient
+
+from nos.runtime.rundir import RunDir
+
+SKU = "NOS-SIM-128x400G"
+N = "sonic-db:/CONFIG_DB/localhost"
+ASIC_OVERHEAD = 22  # orchagent programs mtu + Ethernet header, FCS and one VLAN tag
+COUNTER_FIELDS = [f"SAI_PORT_STAT_{name}" for name in (
+    "IF_IN_OCTETS", "IF_IN_UCAST_PKTS", "IF_IN_NON_UCAST_PKTS", "IF_IN_DISCARDS", "IF_IN_ERRORS", "IF_OUT_OCTETS",
+    "IF_OUT_UCAST_PKTS", "IF_OUT_NON_UCAST_PKTS", "IF_OUT_DISCARDS", "IF_OUT_ERRORS",
+    *(f"PFC_{p}_{d}_PKTS" for p in range(8) for d in ("RX", "TX")))]
+
+
+def percentile(values: list[float], pct: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))]
+
+
+def summary(values_ms: list[float]) -> dict[str, float]:
+    return {"n": len(values_ms), "p50_ms": round(statistics.median(values_ms), 2),
+            "p99_ms": round(percentile(values_ms, 99), 2), "max_ms": round(max(values_ms), 2)}
+
+
+@contextlib.contextmanager
+def running_switch(sku: str = SKU) -> Iterator[dict[str, str]]:
+    """A fresh switch for the run (stopped after); yields its endpoints."""
+    with tempfile.TemporaryDirectory(prefix="nos-bench-gnmi-") as tmp:
+        nos = [sys.executable, "-m", "nos.cli.main"]
+        subprocess.run([*nos, "up", "-d", "--sku", sku, "--run-dir", tmp, "--rest-port", "0", "--redis-port", "0",
+                        "--gnmi-port", "0"], check=True, capture_output=True)
+        try:
+            yield RunDir(Path(tmp)).endpoints() or {}
+        finally:
+            subprocess.run([*nos, "down", "--run-dir", tmp], check=True, capture_output=True)
+
+
+def client(endpoints: dict[str, str]) -> gNMIclient:
+    host, port = endpoints["gnmi"].rsplit(":", 1)
+    return gNMIclient(target=(host, int(port)), insecure=True, gnmi_timeout=10)
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise RuntimeError("timed out")
+        time.sleep(0.0005)
+
+
+def set_latency(endpoints: dict[str, str], runs: int = 200, port: str = "Ethernet0") -> dict[str, Any]:
+    counters = redis.Redis.from_url(endpoints["redis"], db=2, decode_responses=True)
+    asic = redis.Redis.from_url(endpoints["redis"], db=1, decode_responses=True)
+    key = f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{counters.hget('COUNTERS_PORT_NAME_MAP', port)}"
+    accepted, applied = [], []
+    with client(endpoints) as gc:
+        for i in range(runs):
+            mtu = 9000 + (i % 2) * 100
+            start = time.perf_counter()
+            gc.set(update=[(f"{N}/PORT/{port}/mtu", str(mtu))], encoding="json_ietf")
+            accepted.append((time.perf_counter() - start) * 1000)
+            wait_for(lambda mtu=mtu: asic.hget(key, "SAI_PORT_ATTR_MTU") == str(mtu + ASIC_OVERHEAD))
+            applied.append((time.perf_counter() - start) * 1000)
+    counters.close()
+    asic.close()
+    return {"accepted": summary(accepted), "applied": summary(applied)}
+
+
+def on_change_latency(endpoints: dict[str, str], runs: int = 200, port: str = "Ethernet0") -> dict[str, Any]:
+    config = redis.Redis.from_url(endpoints["redis"], db=4, decode_responses=True)
+    latencies = []
+    with client(endpoints) as gc:
+        sub = gc.subscribe2(subscribe={"mode": "stream", "encoding": "json_ietf", "updates_only": True,
+                                       "subscription": [{"path": f"{N}/PORT/{port}", "mode": "on_change"}]})
+        sub.get_update(timeout=10)  # sync_response
+        for i in range(runs):
+            mark = f"bench-{i}"
+            start = time.perf_counter()
+            config.hset(f"PORT|{port}", "description", mark)
+            while True:
+                message = sub.get_update(timeout=10)
+                rows = [u["val"] for u in message.get("update", {}).get("update", [])]
+                if any(isinstance(r, dict) and r.get("description") == mark for r in rows):
+                    break
+            latencies.append((time.perf_counter() - start) * 1000)
+    config.close()
+    return summary(latencies)
+
+
+def ensure_port_counters(endpoints: dict[str, str], wait_s: float = 5.0) -> tuple[str, threading.Event | None]:
+    """Port counters are being written: by the switch (enabled if needed) or by a bench thread."""
+    counters = redis.Redis.from_url(endpoints["redis"], db=2, decode_responses=True)
+    oids = counters.hgetall("COUNTERS_PORT_NAME_MAP")
+    first = f"COUNTERS:{next(iter(oids.values()))}"
+    if not counters.exists(first):
+        config = redis.Redis.from_url(endpoints["redis"], db=4, decode_responses=True)
+        config.hset("FLEX_COUNTER_TABLE|PORT", mapping={"FLEX_COUNTER_STATUS": "enable", "POLL_INTERVAL": "1000"})
+        config.close()
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline and not counters.exists(first):
+            time.sleep(0.05)
+    if counters.exists(first):
+        counters.close()
+        return "syncd_sim", None
+    stop = threading.Event()
+
+    def bump() -> None:
+        tick = 0
+        while not stop.is_set():
+            pipe = counters.pipeline(transaction=False)
+            for i, oid in enumerate(oids.values()):
+                pipe.hset(f"COUNTERS:{oid}", mapping={f: str(tick * 1000 + i) for f in COUNTER_FIELDS})
+            pipe.execute()
+            tick += 1
+            stop.wait(1.0)
+        counters.close()
+
+    threading.Thread(target=bump, daemon=True).start()
+    return "bench writer", stop
+
+
+def sample_streams(endpoints: dict[str, str], streams: int = 4, seconds: float = 60.0) -> dict[str, Any]:
+    source, stop = ensure_port_counters(endpoints)
+    arrivals: list[list[float]] = [[] for _ in range(streams)]
+    ports: list[int] = []
+    clients = [client(endpoints).connect() for _ in range(streams)]
+    done = threading.Event()
+
+    def consume(index: int, gc: gNMIclient) -> None:
+        sub = gc.subscribe2(target="COUNTERS_DB", subscribe={
+            "mode": "stream", "encoding": "json_ietf",
+            "subscription": [{"path": "COUNTERS/Ethernet*", "mode": "sample", "sample_interval": 1_000_000_000}]})
+        while not done.is_set():
+            try:
+                message = sub.get_update(timeout=2)
+            except TimeoutError:
+                continue
+            arrivals[index].append(time.monotonic())
+            if index == 0 and len(ports) < 1:
+                ports.append(len(message["update"]["update"][0]["val"]))
+
+    threads = [threading.Thread(target=consume, args=(i, gc), daemon=True) for i, gc in enumerate(clients)]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    done.set()
+    for thread in threads:
+        thread.join(timeout=5)
+    for gc in clients:
+        gc.close()
+    if stop is not None:
+        stop.set()
+    lags = [max(t - (times[0] + k) for k, t in enumerate(times)) for times in arrivals if times]
+    expected = int(seconds)
+    return {"streams": streams, "seconds": seconds, "ports": ports[0] if ports else 0, "counter_source": source,
+            "updates_per_stream": [len(t) for t in arrivals], "expected_per_stream": expected,
+            "max_lag_ms": round(max(lags) * 1000, 1) if lags else None,
+            "kept_up": all(len(t) >= expected - 1 for t in arrivals) and bool(lags) and max(lags) < 0.5}
+
+
+def run_all(quick: bool = False, sku: str = SKU) -> dict[str, Any]:
+    runs, seconds = (40, 10.0) if quick else (200, 60.0)
+    with running_switch(sku) as endpoints:
+        out = {"set": set_latency(endpoints, runs), "on_change": on_change_latency(endpoints, runs),
+               "sample": sample_streams(endpoints, 4, seconds)}
+    return out
+
+
+def report(out: dict[str, Any]) -> None:
+    s, o, m = out["set"], out["on_change"], out["sample"]
+    print(f"gNMI on {SKU}:")
+    print(f"  Set one field, accepted   p50 {s['accepted']['p50_ms']:7.2f} ms  p99 {s['accepted']['p99_ms']:7.2f} ms")
+    print(f"  Set one field, in ASIC_DB p50 {s['applied']['p50_ms']:7.2f} ms  p99 {s['applied']['p99_ms']:7.2f} ms"
+          "   (target p99 < 20 ms)")
+    print(f"  ON_CHANGE delivery        p50 {o['p50_ms']:7.2f} ms  p99 {o['p99_ms']:7.2f} ms   (target p99 < 20 ms)")
+    print(f"  SAMPLE {m['streams']} x COUNTERS/Ethernet* ({m['ports']} ports) at 1 s for {m['seconds']:.0f} s: "
+          f"updates {m['updates_per_stream']} of {m['expected_per_stream']}, max lag {m['max_lag_ms']} ms, "
+          f"kept up: {m['kept_up']} (counters by {m['counter_source']})")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="bench.gnmi")
+    parser.add_argument("--quick", action="store_true")
+    report(run_all(quick=parser.parse_args().quick))

@@ -1,0 +1,71 @@
+"""Values in and out of ``TypedValue`` (pure).
+
+Answers are JSON (``json_val``) or JSON_IETF (``json_ietf_val``), whichever the request asked for: a
+leaf is sent bare (``"9100"``), a row or table as an object, as sonic-gnmi does (reference
+ecosystem.md 1.2). Incoming values may be JSON or JSON_IETF bytes, including pygnmi's raw strings
+(``up`` rather than ``"up"``: bytes that are not JSON are taken as the string they spell), or the
+scalar TypedValue fields. BYTES, PROTO and ASCII encodings are not served (UNIMPLEMENTED).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pygnmi.spec.v080 import gnmi_pb2
+
+from nos.api.gnmi.errors import InvalidArgument, Unimplemented
+
+JSON = gnmi_pb2.Encoding.Value("JSON")
+JSON_IETF = gnmi_pb2.Encoding.Value("JSON_IETF")
+SERVED = (JSON, JSON_IETF)
+
+
+def check_encoding(encoding: int) -> int:
+    """The encoding if it is served; UNIMPLEMENTED naming it otherwise."""
+    if encoding in SERVED:
+        return encoding
+    try:
+        name = gnmi_pb2.Encoding.Name(encoding)
+    except ValueError:
+        name = str(encoding)
+    raise Unimplemented(f"encoding {name} is not supported: use JSON or JSON_IETF")
+
+
+def encode(value: object, encoding: int) -> Any:
+    """``value`` as a TypedValue in the served encoding (compact JSON)."""
+    data = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    if encoding == JSON:
+        return gnmi_pb2.TypedValue(json_val=data)
+    return gnmi_pb2.TypedValue(json_ietf_val=data)
+
+
+_SCALAR_FIELDS = ("string_val", "int_val", "uint_val", "bool_val", "double_val", "float_val", "ascii_val")
+
+
+def decode(value: Any, where: str) -> object:
+    """A TypedValue (or the deprecated ``Value``) as plain data; ``where`` names the path for errors."""
+    kind = value.WhichOneof("value")
+    if kind in ("json_val", "json_ietf_val"):
+        return _json_or_string(getattr(value, kind), where)
+    if kind in _SCALAR_FIELDS:
+        return getattr(value, kind)
+    if kind == "leaflist_val":
+        return [decode(item, where) for item in value.leaflist_val.element]
+    if kind is None:
+        raise InvalidArgument(f"{where}: the update has no value")
+    raise Unimplemented(f"{where}: {kind} values are not supported: send JSON or JSON_IETF")
+
+
+def _json_or_string(data: bytes, where: str) -> object:
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise InvalidArgument(f"{where}: the value is not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text  # pygnmi sends strings raw: 'up' rather than '"up"'
+
+
+__all__ = ["JSON", "JSON_IETF", "SERVED", "check_encoding", "decode", "encode"]

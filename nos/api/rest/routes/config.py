@@ -1,0 +1,260 @@
+"""``/api/v1/config``: CONFIG_DB as config_db.json, read and written row by row or with an RFC 6902 patch.
+
+Every write is one ``nos.config.transaction`` commit: the whole resulting configuration is validated
+and applied atomically, or nothing changes and the error names the table, key and field. ``?dry_run=true``
+answers with the row-level JSON Patch the write would apply, and changes nothing. Keys with several
+parts use ``|`` (``Vlan100|Ethernet0``, URL-encoded as ``%7C`` if need be); a key may contain ``/``
+(``Ethernet0|10.0.0.0/31``), in the URL as is or as ``%2F``. In a JSON Patch path it is ``~1``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Query, Request
+
+from nos.api.rest import models
+from nos.api.rest.context import ApiContext
+from nos.api.rest.errors import ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
+from nos.api.rest.responses import json_response
+from nos.config.transaction import PatchError, TxResult, apply_json_patch, commit, normalise
+from nos.db import Table
+from nos.db.configdb import Config, Row, raw_to_typed
+
+TABLE_NAME = re.compile(r"[A-Z][A-Z0-9_-]*")  # ConfigDBConnector stores table names upper case
+JSON = ("application/json",)
+JSON_PATCH = ("application/json-patch+json", "application/json")
+
+DryRun = Annotated[bool, Query(description="plan only: answer with the JSON Patch, change nothing")]
+Build = Callable[[Config], Config]
+ROUTER: dict[str, Any] = {"prefix": "/api/v1/config", "tags": ["config"], "responses": ERROR_RESPONSES}
+
+
+def content_type(*allowed: str) -> Callable[[Request], None]:
+    """A dependency refusing a body of another media type with 415."""
+
+    def check(request: Request) -> None:
+        given = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if given not in allowed:
+            raise ApiError(415, f"Content-Type '{given or '(none)'}' is not accepted here: use {' or '.join(allowed)}",
+                           error_type="protocol")
+
+    return check
+
+
+# ---- pure helpers ---------------------------------------------------------------------------------
+
+def check_table(table: str) -> None:
+    if not TABLE_NAME.fullmatch(table):
+        raise ApiError(400, f"table name '{table}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')",
+                       path=f"/{escape(table)}")
+
+
+def check_key(table: str, key: str) -> None:
+    if not key:
+        raise ApiError(400, f"{table}: the row key is empty", path=f"/{escape(table)}/")
+
+
+def row_in(table: str, key: str, row: models.RowIn) -> Row:
+    """A request row as config_db.json would hold it (numbers and booleans as strings)."""
+    return normalise({table: {key: dict(row)}}, "body")[table][key]
+
+
+def row_path(table: str, key: str | None = None) -> str:
+    return f"/{escape(table)}" + (f"/{escape(key)}" if key is not None else "")
+
+
+def put_row(table: str, key: str, row: Row) -> Build:
+    return lambda current: {**current, table: {**current.get(table, {}), key: row}}
+
+
+def post_row(table: str, key: str, row: Row) -> Build:
+    def build(current: Config) -> Config:
+        if key in current.get(table, {}):
+            raise ApiError(409, f"{table}|{key} already exists (PUT replaces it, PATCH changes fields)",
+                           path=row_path(table, key), tag=RESOURCE_DENIED)
+        return put_row(table, key, row)(current)
+
+    return build
+
+
+def delete_row(table: str, key: str) -> Build:
+    def build(current: Config) -> Config:
+        rows = dict(current.get(table, {}))
+        if rows.pop(key, None) is None:
+            raise ApiError(404, f"{table}|{key} does not exist", path=row_path(table, key))
+        return {**current, table: rows}
+
+    return build
+
+
+def delete_table(table: str) -> Build:
+    def build(current: Config) -> Config:
+        if not current.get(table):
+            raise ApiError(404, f"table {table} has no rows", path=row_path(table))
+        return {name: rows for name, rows in current.items() if name != table}
+
+    return build
+
+
+def _first_token(pointer: str) -> str:
+    return pointer[1:].split("/", 1)[0].replace("~1", "/").replace("~0", "~")
+
+
+def check_patch_tables(operations: Sequence[dict[str, Any]]) -> None:
+    """Every table a patch names (its paths' first tokens, or a new document's keys) is a table name."""
+    for index, operation in enumerate(operations):
+        names: list[str] = []
+        for member in ("path", "from"):
+            pointer = operation.get(member)
+            if isinstance(pointer, str) and pointer.startswith("/"):
+                names.append(_first_token(pointer))
+        if operation.get("path") == "" and isinstance(operation.get("value"), dict):
+            names += [str(name) for name in operation["value"]]
+        for name in names:
+            if not TABLE_NAME.fullmatch(name):
+                raise PatchError(index, str(operation.get("op")), str(operation.get("path")),
+                                 f"table name '{name}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')")
+
+
+def rebase(operations: Sequence[models.PatchOperation], prefix: str) -> list[dict[str, Any]]:
+    """Operations on a table or row, their paths made absolute (``/mtu`` on ``/PORT/Ethernet0``)."""
+    out = []
+    for index, operation in enumerate(operations):
+        raw = operation.as_dict()
+        for member in ("path", "from"):
+            pointer = raw.get(member)
+            if isinstance(pointer, str):
+                if pointer and not pointer.startswith("/"):
+                    raise PatchError(index, operation.op, pointer,
+                                     f"'{member}' must be a JSON pointer relative to {prefix}, such as /mtu")
+                raw[member] = prefix + pointer
+        out.append(raw)
+    return out
+
+
+def write_result(tx: TxResult, before: Config, dry_run: bool) -> models.WriteResult:
+    return models.WriteResult(
+        applied=tx.applied, dry_run=dry_run, generation=tx.generation, changes=len(tx.changes),
+        patch=tx.as_patch(before), warnings=tx.warnings, not_acted_on=tx.not_acted_on,
+        unknown_fields=[models.FieldRef(table=t, key=k, field=f) for t, k, f in tx.unknown_fields])
+
+
+def run_write(ctx: ApiContext, build: Build, dry_run: bool) -> models.WriteResult:
+    """One transaction (serialised with this server's other writes); raises what ``commit`` raises."""
+    seen: list[Config] = []
+
+    def planned(current: Config) -> Config:
+        seen[:] = [current]
+        return build(current)
+
+    with ctx.write_lock:
+        tx = commit(ctx.cdb, planned, dry_run=dry_run)
+    return write_result(tx, seen[0] if seen else {}, dry_run)
+
+
+# ---- routes ---------------------------------------------------------------------------------------
+
+def router(ctx: ApiContext) -> APIRouter:
+    api = APIRouter()
+    api.include_router(read_router(ctx))
+    api.include_router(write_router(ctx))
+    api.include_router(patch_router(ctx))
+    return api
+
+
+def read_router(ctx: ApiContext) -> APIRouter:
+    api = APIRouter(**ROUTER)
+
+    @api.get("", response_model=models.Config)
+    def get_config() -> Any:
+        """The whole of CONFIG_DB, as config_db.json."""
+        return json_response(ctx.cdb.get_config())
+
+    @api.get("/{table}", response_model=models.Table)
+    def get_table(table: str) -> Any:
+        """Every row of one table."""
+        rows = ctx.cdb.get_table(table)
+        if not rows:
+            raise ApiError(404, f"table {table} has no rows", path=row_path(table))
+        return json_response(rows)
+
+    @api.get("/{table}/{key:path}", response_model=models.Row)
+    def get_row(table: str, key: str) -> Any:
+        """One row; multi-part keys use '|'."""
+        raw = Table(ctx.cdb.db, table.upper()).get(key) if key else None
+        if raw is None:
+            raise ApiError(404, f"{table}|{key} does not exist", path=row_path(table, key))
+        return json_response(raw_to_typed(raw))
+
+    return api
+
+
+def write_router(ctx: ApiContext) -> APIRouter:
+    api = APIRouter(**ROUTER)
+    json_body = [Depends(content_type(*JSON))]
+
+    @api.put("/{table}/{key:path}", response_model=models.WriteResult, dependencies=json_body)
+    def put(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+        """Create or replace a row (fields it lacks are removed)."""
+        check_table(table)
+        check_key(table, key)
+        return run_write(ctx, put_row(table, key, row_in(table, key, row)), dry_run)
+
+    @api.post("/{table}/{key:path}", response_model=models.WriteResult, status_code=201, dependencies=json_body)
+    def post(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+        """Create a row; 409 (resource-denied) if it exists."""
+        check_table(table)
+        check_key(table, key)
+        return run_write(ctx, post_row(table, key, row_in(table, key, row)), dry_run)
+
+    @api.delete("/{table}/{key:path}", response_model=models.WriteResult)
+    def delete(table: str, key: str, dry_run: DryRun = False) -> Any:
+        """Delete a row."""
+        check_table(table)
+        check_key(table, key)
+        return run_write(ctx, delete_row(table, key), dry_run)
+
+    @api.delete("/{table}", response_model=models.WriteResult)
+    def delete_whole_table(table: str, dry_run: DryRun = False) -> Any:
+        """Delete every row of a table."""
+        check_table(table)
+        return run_write(ctx, delete_table(table), dry_run)
+
+    return api
+
+
+def patch_router(ctx: ApiContext) -> APIRouter:
+    api = APIRouter(**ROUTER)
+    patch_body = [Depends(content_type(*JSON_PATCH))]
+
+    @api.patch("", response_model=models.WriteResult, dependencies=patch_body)
+    def patch(operations: Annotated[list[models.PatchOperation], Body()], dry_run: DryRun = False) -> Any:
+        """An RFC 6902 JSON Patch on the whole configuration (``config apply-patch``), all or nothing."""
+        raw = [operation.as_dict() for operation in operations]
+        check_patch_tables(raw)
+        return run_write(ctx, lambda current: apply_json_patch(current, raw), dry_run)
+
+    @api.patch("/{table}", response_model=models.WriteResult, dependencies=patch_body)
+    def patch_table(table: str, operations: Annotated[list[models.PatchOperation], Body()],
+                    dry_run: DryRun = False) -> Any:
+        """A JSON Patch with paths relative to the table (``/Ethernet0/mtu``)."""
+        check_table(table)
+        raw = rebase(operations, row_path(table))
+        return run_write(ctx, lambda current: apply_json_patch(current, raw), dry_run)
+
+    @api.patch("/{table}/{key:path}", response_model=models.WriteResult, dependencies=patch_body)
+    def patch_row(table: str, key: str, operations: Annotated[list[models.PatchOperation], Body()],
+                  dry_run: DryRun = False) -> Any:
+        """A JSON Patch with paths relative to the row (``/mtu``)."""
+        check_table(table)
+        check_key(table, key)
+        raw = rebase(operations, row_path(table, key))
+        return run_write(ctx, lambda current: apply_json_patch(current, raw), dry_run)
+
+    return api
+
+
+__all__ = ["check_patch_tables", "rebase", "router", "run_write"]

@@ -1,0 +1,89 @@
+"""Set with pygnmi: one SetRequest is one CONFIG_DB transaction, all or nothing."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from pygnmi.client import gNMIException
+
+from nos.db import ConfigDBConnector
+from nos.schema.dbconfig import CONFIG_DB
+
+pytestmark = pytest.mark.integration
+
+N = "sonic-db:/CONFIG_DB/localhost"
+
+
+@pytest.fixture
+def cdb(seeded):
+    return ConfigDBConnector(seeded[CONFIG_DB])
+
+
+def test_a_multi_path_set_is_applied_and_answers_one_result_per_op_in_order(client, cdb):
+    before = cdb.generation()
+    reply = client.set(delete=[f"{N}/VLAN_MEMBER/Vlan100|Ethernet0"],
+                       replace=[(f"{N}/PORT/Ethernet4", {**cdb.get_entry("PORT", "Ethernet4"), "mtu": "1500"})],
+                       update=[(f"{N}/PORT/Ethernet0/admin_status", "down"),
+                               (f"{N}/VLAN/Vlan200", {"vlanid": "200"}),
+                               (f"{N}/VLAN_MEMBER/Vlan200/Ethernet8", {"tagging_mode": "tagged"})],
+                       encoding="json_ietf")
+    assert [r["op"] for r in reply["response"]] == ["DELETE", "REPLACE", "UPDATE", "UPDATE", "UPDATE"]
+    assert reply["response"][0]["path"] == "CONFIG_DB/localhost/VLAN_MEMBER/Vlan100|Ethernet0"
+    assert reply["timestamp"] > 0
+    assert cdb.generation() == before + 1  # one transaction
+    assert cdb.get_entry("PORT", "Ethernet0")["admin_status"] == "down"
+    assert cdb.get_entry("PORT", "Ethernet4")["mtu"] == "1500"
+    assert cdb.get_keys("VLAN_MEMBER") == ["Vlan200|Ethernet8"]
+
+
+def test_set_then_get_sees_it(client):
+    client.set(update=[(f"{N}/PORT/Ethernet12/mtu", 9000)], encoding="json_ietf")
+    reply = client.get(path=[f"{N}/PORT/Ethernet12/mtu"], encoding="json_ietf")
+    assert reply["notification"][0]["update"][0]["val"] == "9000"
+
+
+@pytest.mark.parametrize(("kwargs", "text"), [
+    ({"update": [(f"{N}/PORT/Ethernet0/mtu", "1500"), (f"{N}/PORT/Ethernet4/mtu", "abc")]},
+     "update sonic-db:/CONFIG_DB/localhost/PORT/Ethernet4/mtu: INVALID_ARGUMENT: PORT|Ethernet4: field 'mtu'"),
+    ({"update": [(f"{N}/PORT/Ethernet0/mtu", "1500"),
+                 (f"{N}/VLAN_MEMBER/Vlan100|Ethernet99", {"tagging_mode": "tagged"})]},
+     "VLAN_MEMBER|Vlan100|Ethernet99"),
+    ({"delete": [f"{N}/PORT/Ethernet0"], "update": [(f"{N}/VLAN/Vlan300", {"vlanid": "300"})]},
+     "delete sonic-db:/CONFIG_DB/localhost/PORT/Ethernet0: INVALID_ARGUMENT"),
+    ({"update": [(f"{N}/PORT/Ethernet0/mtu", "1500"), ("sonic-db:/APPL_DB/localhost/PORT_TABLE/Ethernet0/mtu", "1")]},
+     "UNIMPLEMENTED"),
+    ({"replace": [(f"{N}/PORT/Ethernet0", {})]}, "would empty it"),
+])
+def test_one_bad_op_applies_nothing_and_aborts_naming_it(client, cdb, kwargs, text):
+    before = cdb.get_config()
+    with pytest.raises(gNMIException) as error:
+        client.set(encoding="json_ietf", **kwargs)
+    rpc = error.value.orig_exc
+    assert rpc.code() == grpc.StatusCode.ABORTED and text in rpc.details() and "nothing applied" in rpc.details()
+    assert cdb.get_config() == before
+
+
+def test_deleting_what_does_not_exist_is_not_an_error(client, cdb):
+    before = cdb.get_config()
+    reply = client.set(delete=[f"{N}/PORT/Ethernet99", f"{N}/NO_SUCH_TABLE", f"{N}/PORT/Ethernet0/nofield"],
+                       encoding="json_ietf")
+    assert [r["op"] for r in reply["response"]] == ["DELETE"] * 3
+    assert cdb.get_config() == before
+
+
+def test_replace_of_a_table_removes_the_rows_not_given(client, cdb):
+    client.set(delete=[f"{N}/VLAN_MEMBER"], replace=[(f"{N}/VLAN", {"Vlan300": {"vlanid": 300}})], encoding="json")
+    assert cdb.get_table("VLAN") == {"Vlan300": {"vlanid": "300"}}
+
+
+def test_an_empty_set_request_is_not_an_error(client):
+    assert client.set(encoding="json_ietf")["timestamp"] > 0
+
+
+def test_a_root_replace_is_a_whole_configuration_and_a_root_get_reads_it(client, cdb):
+    whole = client.get(path=[N], encoding="json_ietf")["notification"][0]["update"][0]["val"]
+    assert whole["VLAN"] == {"Vlan100": {"vlanid": "100"}} and set(whole["PORT"]) == {f"Ethernet{i}" for i in
+                                                                                       (0, 4, 8, 12)}
+    del whole["VLAN"], whole["VLAN_MEMBER"]
+    client.set(replace=[(N, whole)], encoding="json_ietf")
+    assert cdb.get_keys("VLAN") == [] and cdb.get_keys("VLAN_MEMBER") == [] and len(cdb.get_keys("PORT")) == 4
