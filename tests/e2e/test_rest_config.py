@@ -3,15 +3,13 @@ ConfigDBConnector is seen over REST (config, state and counters)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import pytest
 
 from nos.db import ConfigDBConnector, Databases
 from nos.schema.dbconfig import CONFIG_DB
 from tests.conftest import wait_until
-from tests.e2e.conftest import RunningSwitch, nos, start_switch
+from tests.e2e.conftest import RunningSwitch
 
 pytestmark = pytest.mark.e2e
 
@@ -19,11 +17,8 @@ MTU_OVERHEAD = 22  # SAI_PORT_ATTR_MTU counts the Ethernet header, FCS and one V
 
 
 @pytest.fixture(scope="module")
-def switch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSwitch]:
-    sw = start_switch(tmp_path_factory.mktemp("rest-sw"), "--sku", "Force10-S6000")
-    yield sw
-    sw.close()
-    nos("down", "--run-dir", str(sw.run_dir), check=False)
+def switch(switch_s6000: RunningSwitch) -> RunningSwitch:
+    return switch_s6000
 
 
 def asic_mtu(sw: RunningSwitch, port: str) -> str | None:
