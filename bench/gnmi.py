@@ -88,6 +88,12 @@ def set_latency(endpoints: dict[str, str], runs: int = 200, port: str = "Etherne
     key = f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{counters.hget('COUNTERS_PORT_NAME_MAP', port)}"
     accepted, applied = [], []
     with client(endpoints) as gc:
+        # the first write after boot waits behind the daemons' post-boot work (ports coming up): it is
+        # reported on its own, and the samples measure the steady state that follows it
+        start = time.perf_counter()
+        gc.set(update=[(f"{N}/PORT/{port}/mtu", "9050")], encoding="json_ietf")
+        wait_for(lambda: asic.hget(key, "SAI_PORT_ATTR_MTU") == str(9050 + ASIC_OVERHEAD), timeout=30)
+        first_ms = (time.perf_counter() - start) * 1000
         for i in range(runs):
             mtu = 9000 + (i % 2) * 100
             start = time.perf_counter()
@@ -97,7 +103,7 @@ def set_latency(endpoints: dict[str, str], runs: int = 200, port: str = "Etherne
             applied.append((time.perf_counter() - start) * 1000)
     counters.close()
     asic.close()
-    return {"accepted": summary(accepted), "applied": summary(applied)}
+    return {"accepted": summary(accepted), "applied": summary(applied), "first_after_boot_ms": round(first_ms, 1)}
 
 
 def on_change_latency(endpoints: dict[str, str], runs: int = 200, port: str = "Ethernet0") -> dict[str, Any]:
@@ -206,6 +212,7 @@ def report(out: dict[str, Any]) -> None:
     print(f"  Set one field, accepted   p50 {s['accepted']['p50_ms']:7.2f} ms  p99 {s['accepted']['p99_ms']:7.2f} ms")
     print(f"  Set one field, in ASIC_DB p50 {s['applied']['p50_ms']:7.2f} ms  p99 {s['applied']['p99_ms']:7.2f} ms"
           "   (target p99 < 20 ms)")
+    print(f"  first Set after boot, in ASIC_DB {s['first_after_boot_ms']:7.1f} ms (not in the samples above)")
     print(f"  ON_CHANGE delivery        p50 {o['p50_ms']:7.2f} ms  p99 {o['p99_ms']:7.2f} ms   (target p99 < 20 ms)")
     print(f"  SAMPLE {m['streams']} x COUNTERS/Ethernet* ({m['ports']} ports) at 1 s for {m['seconds']:.0f} s: "
           f"updates {m['updates_per_stream']} of {m['expected_per_stream']}, max lag {m['max_lag_ms']} ms, "

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from nos.sai import status as st
 from nos.sai.types import ObjectType as T
 from nos.sai.values import parse_list, sai_list
+from syncd_sim import buffers
 from syncd_sim.objects import Hooks, ObjectStore, Outcome, SaiObject, fail
 from syncd_sim.platform import Platform
 
@@ -46,6 +47,12 @@ class AsicBehaviour(Hooks):
             return fail(st.INVALID_PARAMETER, "SAI_SWITCH_ATTR_INIT_SWITCH must be true")
         if obj.object_type is T.PORT:
             return self._check_port(store, obj, obj.attrs["SAI_PORT_ATTR_SPEED"])
+        if obj.object_type is T.BUFFER_PROFILE:
+            problem = buffers.profile_create_problem(obj.attrs) or _profile_pool_problem(store, obj.attrs)
+            return fail(st.INVALID_ATTR_VALUE, problem) if problem else None
+        if obj.object_type is T.BUFFER_POOL:
+            problem = buffers.pool_problem(obj.attrs, self.platform.mmu_size_bytes)
+            return fail(st.INVALID_ATTR_VALUE, problem) if problem else None
         return None
 
     def _check_port(self, store: ObjectStore, obj: SaiObject, speed: str) -> Outcome | None:
@@ -110,6 +117,9 @@ class AsicBehaviour(Hooks):
     def check_set(self, store: ObjectStore, obj: SaiObject, attr: str, value: str) -> Outcome | None:
         if obj.object_type is T.PORT and attr == "SAI_PORT_ATTR_SPEED" and not obj.builtin:
             return self._check_port(store, obj, value)
+        if obj.object_type is T.BUFFER_PROFILE:
+            problem = _profile_pool_problem(store, {**obj.attrs, attr: value})
+            return fail(st.INVALID_ATTR_VALUE, problem) if problem else None
         return None
 
     def after_set(self, store: ObjectStore, obj: SaiObject, attr: str, value: str) -> None:
@@ -130,6 +140,11 @@ class AsicBehaviour(Hooks):
     def read_only(self, store: ObjectStore, obj: SaiObject, attr: str) -> str | None:
         getter = _READ_ONLY.get(attr)
         return getter(self, store, obj) if getter else None
+
+
+def _profile_pool_problem(store: ObjectStore, attrs: dict[str, str]) -> str | None:
+    pool = store.find(T.BUFFER_POOL, attrs.get("SAI_BUFFER_PROFILE_ATTR_POOL_ID", ""))
+    return buffers.profile_pool_problem(attrs, pool.attrs) if pool is not None else None
 
 
 def _children(store: ObjectStore, owner: str, kind: T) -> list[str]:

@@ -16,6 +16,9 @@
   ``COUNTERS`` and watermark hashes at the next tick (0.1 s). A restarted syncd_sim takes the values
   back from the ``COUNTERS`` hashes it finds, so counters survive a syncd restart.
 * The counter-set hook (``syncd_sim.counter_set``): channel ``NOS_COUNTER_SET_REQUEST`` on COUNTERS_DB.
+* The PFC watchdog's detection (``syncd_sim.pfcwd``) runs at each poll of the ``PFCWD`` group, over the
+  queues orchagent registered in FLEX_COUNTER_DB ``FLEX_COUNTER_TABLE:PFC_WD:<oid>``; the group's interval
+  also follows FLEX_COUNTER_DB ``FLEX_COUNTER_GROUP_TABLE:PFC_WD`` ``POLL_INTERVAL`` (CONFIG_DB ``PFC_WD|GLOBAL``).
 
 Bad data (a FLEX_COUNTER_TABLE or WATERMARK_TABLE row, a clear or set request) is logged and reported
 in STATE_DB ``NOS_REJECTED_TABLE``; it never stops syncd.
@@ -42,7 +45,7 @@ from nos.db.connector import Databases
 from nos.db.errors import DbConnectionError, map_redis_errors
 from nos.db.keyops import KeyOpFieldsValues
 from nos.sai.types import ObjectType as T
-from nos.schema.dbconfig import APPL_DB, CONFIG_DB, COUNTERS_DB
+from nos.schema.dbconfig import APPL_DB, CONFIG_DB, COUNTERS_DB, FLEX_COUNTER_DB
 from nos.schema.tables import (
     CFG_FLEX_COUNTER_TABLE_NAME,
     CFG_WATERMARK_TABLE_NAME,
@@ -52,12 +55,15 @@ from nos.schema.tables import (
     COUNTERS_QUEUE_NAME_MAP,
     COUNTERS_RIF_NAME_MAP,
     COUNTERS_TABLE,
+    FLEX_COUNTER_GROUP_TABLE,
+    FLEX_COUNTER_TABLE,
 )
 from syncd_sim import watermarks as wm
 from syncd_sim.counter_set import SET_REQUEST_CHANNEL, SetRequest, apply_set_request, parse_set_request
 from syncd_sim.errors import BadCounterRequest
 from syncd_sim.flex import GROUPS, GROUPS_BY_KEY, NOT_MODELLED, CounterGroup, parse_group_row
 from syncd_sim.objects import ObjectStore
+from syncd_sim.pfcwd import PfcWatchdog
 from syncd_sim.stats import STATS_BY_KIND, AsicStats
 
 log = logging.getLogger(__name__)
@@ -69,6 +75,7 @@ CONSUMES = ((CONFIG_DB, CFG_FLEX_COUNTER_TABLE_NAME), (CONFIG_DB, CFG_WATERMARK_
             (COUNTERS_DB, COUNTERS_BUFFER_POOL_NAME_MAP))
 PRODUCES = ((COUNTERS_DB, COUNTERS_TABLE), (COUNTERS_DB, wm.USER_WATERMARKS),
             (COUNTERS_DB, wm.PERIODIC_WATERMARKS), (COUNTERS_DB, wm.PERSISTENT_WATERMARKS))
+WATCHDOG_GROUP = "PFCWD"  # the CONFIG_DB key of SONiC's PFC_WD group
 TICK_S = 0.1  # the writer's clock: group polls, removals and watermark clears happen on it
 NAME_MAPS = {T.PORT: COUNTERS_PORT_NAME_MAP, T.QUEUE: COUNTERS_QUEUE_NAME_MAP,
              T.INGRESS_PRIORITY_GROUP: COUNTERS_PG_NAME_MAP, T.ROUTER_INTERFACE: COUNTERS_RIF_NAME_MAP,
@@ -148,6 +155,8 @@ class CounterWriter:
         self.store_of = store_of
         self.stats = AsicStats()
         self.groups = {g.key: GroupState(g, self._parts(g)) for g in GROUPS}
+        self.watchdog = PfcWatchdog(dbs, self.stats)
+        self.clock: Callable[[], float] = time.monotonic  # the daemon's clock (tests pin it)
         self.periodic = wm.PeriodicClear()
         self.reporter: StatusReporter | None = None
         self.strict = False
@@ -174,6 +183,10 @@ class CounterWriter:
                                (CFG_WATERMARK_TABLE_NAME, self.on_watermark_row)):
             source = SubscriberStateTable(self.dbs[CONFIG_DB], table)
             runner.add_consumer(TableConsumer(CONFIG_DB, table, source, handler, reporter=self.reporter))
+        for table, handler in ((FLEX_COUNTER_TABLE, self.watchdog.on_flex_row),
+                               (FLEX_COUNTER_GROUP_TABLE, self.on_wd_group)):
+            source = SubscriberStateTable(self.dbs[FLEX_COUNTER_DB], table)
+            runner.add_consumer(TableConsumer(FLEX_COUNTER_DB, table, source, handler, reporter=self.reporter))
         self.set_requests = NotificationConsumer(self.counters, SET_REQUEST_CHANNEL)
         self.clear_requests = NotificationConsumer(self.dbs[APPL_DB], wm.CLEAR_REQUEST_CHANNEL)
         runner.add_selectable(self.set_requests, self.on_set_requests)
@@ -186,7 +199,7 @@ class CounterWriter:
 
     # -- the clock -------------------------------------------------------------------------------
     def tick(self) -> None:
-        self._guarded("tick", lambda: self.step(time.monotonic()))
+        self._guarded("tick", lambda: self.step(self.clock()))
 
     def step(self, now: float) -> None:
         """Resync rows if needed, poll every group that is due, run the periodic watermark clear."""
@@ -197,6 +210,8 @@ class CounterWriter:
         for state in self.groups.values():
             if state.enabled and now >= state.next_due:
                 self._poll(state, writes, pipe)
+                if state.group.key == WATCHDOG_GROUP:
+                    self.watchdog.poll(self.store_of(), state.interval_ms, pipe)
                 state.next_due += state.interval_ms / 1000
                 if state.next_due <= now:
                     state.next_due = now + state.interval_ms / 1000
@@ -318,7 +333,7 @@ class CounterWriter:
         if task.is_del:
             return Result.ignored("flexcounterorch ignores the removal of a group's row")
         setting, problems = parse_group_row(task.key, task.fields)
-        now = time.monotonic()
+        now = self.clock()
         if setting.interval_ms is not None and setting.interval_ms != state.interval_ms:
             state.next_due += (setting.interval_ms - state.interval_ms) / 1000
             state.interval_ms = setting.interval_ms
@@ -329,6 +344,16 @@ class CounterWriter:
                      state.interval_ms)
         self.periodic.update(self._watermarks_running(), now)
         return Result.invalid("; ".join(problems)) if problems else Result.success()
+
+    def on_wd_group(self, task: KeyOpFieldsValues) -> Result:
+        """FLEX_COUNTER_DB FLEX_COUNTER_GROUP_TABLE:PFC_WD: the watchdog's poll interval (PFC_WD|GLOBAL)."""
+        result = self.watchdog.on_group_row(task)
+        state = self.groups[WATCHDOG_GROUP]
+        interval = self.watchdog.poll_interval_ms
+        if result.done and not result.rejected and interval and interval != state.interval_ms:
+            state.next_due += (interval - state.interval_ms) / 1000
+            state.interval_ms = interval
+        return result
 
     def on_watermark_row(self, task: KeyOpFieldsValues) -> Result:
         """CONFIG_DB WATERMARK_TABLE|TELEMETRY_INTERVAL {interval: seconds}."""

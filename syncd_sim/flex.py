@@ -21,10 +21,9 @@ Approximations, documented where they differ from SONiC:
   ports, queues and PGs unless ``create_only_config_db_buffers`` is set).
 * PFCWD: SONiC polls only the ports and queues the PFC watchdog watches (lossless priorities of
   ports with a ``PFC_WD`` row), with the Mellanox/VS list (port ``PFC_<n>_RX_PAUSE_DURATION_US`` and
-  ``PFC_<n>_RX_PKTS``, queue ``PACKETS`` and ``CURR_OCCUPANCY_BYTES``). There is no PFC watchdog orch
-  yet, so the group polls the port part for every port (the pause durations, for ``show`` and
-  /metrics) and no queues: the queue part, which only feeds storm detection, comes with the watchdog,
-  as do its own fields (``PFC_WD_STATUS``, ``PFC_WD_QUEUE_STATS_*``).
+  ``PFC_<n>_RX_PKTS``, queue ``PACKETS`` and ``CURR_OCCUPANCY_BYTES``). Here the group polls the port
+  part for every port (the pause durations, for ``show`` and /metrics); the queues orchagent's PFC
+  watchdog registers in FLEX_COUNTER_DB are read by the detection (``syncd_sim.pfcwd``) at each poll.
   ``SAI_PORT_STAT_PFC_<n>_TX_PAUSE_DURATION_US`` is ours (SAI has it, SONiC does not poll it).
 """
 

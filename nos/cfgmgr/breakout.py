@@ -192,7 +192,7 @@ def default_changes(config: Config, sku: Sku, removed: set[str], added: list[str
     # nos.platform.defaults renders these for the default ports; the same helpers render them for
     # any port list, so the breakout children get exactly what a default port has.
     buffers = defaults._buffer_tables(sku, added)
-    qos = defaults._port_qos_tables(added)
+    qos = defaults._port_qos_tables(sku, added)
     rendered = {**buffers, **qos}
     lengths = rendered[t.CFG_PORT_CABLE_LEN_TABLE_NAME][defaults.AZURE]
     yield from _cable_change(config, removed, lengths)

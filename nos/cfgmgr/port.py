@@ -176,32 +176,51 @@ class PortMgr:
     # -- portmgrd -------------------------------------------------------------------------------
     def handle(self, task: KeyOpFieldsValues) -> Result:
         """CONFIG_DB PORT: forward a change (see the module docstring for the rules)."""
-        if task.is_del:
-            self.written.pop(task.key, None)
-            self.seen.discard(task.key)
-            self.appl.delete(task.key)
-            if self.init.port_gone(task.key):
-                self._write_init_done_if_due()
-            return Result.success()
-        first_sight = task.key not in self.seen
-        ready = task.key in self.ready
-        lag_member = ready and task.key in lag_members(self.config_lag_members.keys())
-        fields, retry = plan_set(task.fields, first_sight=first_sight, ready=ready, lag_member=lag_member)
-        self.seen.add(task.key)
-        if lag_member:  # teammgrd owns the member's APPL_DB mtu now: forget what we wrote
-            self.written.get(task.key, {}).pop(MTU, None)
-        self._write(task.key, fields)
-        if retry:
-            return Result.retry(f"port {task.key} has no netdev yet (STATE_DB {STATE_PORT_TABLE_NAME})")
+        return self.handle_batch([task])[0]
+
+    def handle_batch(self, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        """Several ports' changes (one task per port): the LAG membership is read once and every
+        APPL_DB SET goes in one script, so a 128-port change costs two round trips, not 256."""
+        members: set[str] | None = None
+        writes: list[tuple[str, dict[str, str]]] = []
+        results = []
+        for task in tasks:
+            if task.is_del:
+                results.append(self._delete(task.key))
+                continue
+            first_sight = task.key not in self.seen
+            ready = task.key in self.ready
+            if ready and members is None:
+                members = lag_members(self.config_lag_members.keys())
+            lag_member = ready and members is not None and task.key in members
+            fields, retry = plan_set(task.fields, first_sight=first_sight, ready=ready, lag_member=lag_member)
+            self.seen.add(task.key)
+            if lag_member:  # teammgrd owns the member's APPL_DB mtu now: forget what we wrote
+                self.written.get(task.key, {}).pop(MTU, None)
+            if self._news(task.key, fields):
+                writes.append((task.key, fields))
+            results.append(Result.retry(f"port {task.key} has no netdev yet (STATE_DB {STATE_PORT_TABLE_NAME})")
+                           if retry else Result.success())
+        if writes:
+            self.appl.set_many(writes)
+        return results
+
+    def _delete(self, port: str) -> Result:
+        self.written.pop(port, None)
+        self.seen.discard(port)
+        self.appl.delete(port)
+        if self.init.port_gone(port):
+            self._write_init_done_if_due()
         return Result.success()
 
-    def _write(self, port: str, fields: dict[str, str]) -> None:
-        """Send ``fields`` unless APPL_DB already got exactly these values from us."""
+    def _news(self, port: str, fields: dict[str, str]) -> bool:
+        """Whether ``fields`` must be sent (APPL_DB did not get exactly these values from us); if so,
+        they are recorded as sent."""
         before = self.written.get(port, {})
         if not fields or all(before.get(f) == v for f, v in fields.items()):
-            return
-        self.appl.set(port, fields)
+            return False
         self.written[port] = {**before, **fields}
+        return True
 
     def register(self, dbs: Databases, runner: Runner) -> None:
         rejected = SubscriberStateTable(dbs[STATE_DB], STATE_NOS_REJECTED_TABLE_NAME)
@@ -209,7 +228,8 @@ class PortMgr:
         state = SubscriberStateTable(dbs[STATE_DB], STATE_PORT_TABLE_NAME)
         runner.add_consumer(TableConsumer(STATE_DB, STATE_PORT_TABLE_NAME, state, self.handle_state))
         source = SubscriberStateTable(dbs[CONFIG_DB], CFG_PORT_TABLE_NAME)
-        runner.add_consumer(TableConsumer(CONFIG_DB, CFG_PORT_TABLE_NAME, source, self.handle))
+        runner.add_consumer(TableConsumer(CONFIG_DB, CFG_PORT_TABLE_NAME, source, self.handle,
+                                          batch_handler=self.handle_batch))
 
 
 def register(dbs: Databases, runner: Runner) -> None:

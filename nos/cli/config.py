@@ -15,7 +15,9 @@ import click
 from nos.cli import gcu
 from nos.cli.common import connect, fail, run_dir_option
 from nos.cli.interface import interface
+from nos.cli.pfcwd import pfcwd
 from nos.cli.portchannel import portchannel
+from nos.cli.roce import config_roce
 from nos.cli.vlan import vlan
 from nos.config.apply import ApplyResult, load_config, reload_config, save_config
 from nos.config.errors import ConfigFileError, ConfigValidationError
@@ -36,6 +38,8 @@ def config() -> None:
 config.add_command(interface)
 config.add_command(vlan)
 config.add_command(portchannel)
+config.add_command(config_roce)
+config.add_command(pfcwd)
 for _command in gcu.COMMANDS:
     config.add_command(_command)
 

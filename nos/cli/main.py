@@ -6,6 +6,7 @@ import click
 
 from nos import __version__
 from nos.cli.config import config
+from nos.cli.roce import roce
 from nos.cli.show import show
 from nos.cli.switch import down, redis_cli, status, up
 from nos.cli.user import token, user
@@ -25,6 +26,7 @@ cli.add_command(redis_cli)
 cli.add_command(show)
 cli.add_command(user)
 cli.add_command(token)
+cli.add_command(roce)
 
 
 def main() -> None:

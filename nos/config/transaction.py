@@ -81,9 +81,9 @@ def plan_changes(current: Config, target: Config) -> list[RowChange]:
         now = current.get(table, {})
         if rows is now:
             continue
-        for key, row in sorted(rows.items()):
-            if key not in now or now[key] != row:
-                changes.append(RowChange(table, key, "replace", row))
+        # rows a patch left alone are the very same objects: the identity test settles most of them
+        differ = [key for key, row in rows.items() if (old := now.get(key)) is not row and old != row]
+        changes += [RowChange(table, key, "replace", rows[key]) for key in sorted(differ)]
     for table, rows in sorted(current.items()):
         gone = target.get(table, {})
         if rows is gone:
@@ -106,24 +106,29 @@ def private_copy(config: Config, tables: Iterable[str] | None = None) -> Config:
     return out
 
 
+def private_rows(config: Config, rows: Mapping[str, set[str] | None] | None) -> Config:
+    """A copy of ``config`` that may be modified in the given rows (table -> row keys, None: the whole
+    table; None: everything). Tables and rows not named are shared with ``config``: a one-field patch
+    copies one row, not its 128-row table."""
+    if rows is None:
+        return private_copy(config)
+    out = dict(config)
+    for table, keys in rows.items():
+        if table not in config:
+            continue
+        if keys is None:
+            out[table] = {key: _row(row) for key, row in config[table].items()}
+            continue
+        copied = dict(config[table])
+        for key in keys:
+            if key in copied:
+                copied[key] = _row(copied[key])
+        out[table] = copied
+    return out
+
+
 def _row(row: Row) -> Row:
     return {name: list(value) if isinstance(value, list) else value for name, value in row.items()}
-
-
-def patch_tables(operations: Sequence[Mapping[str, object]]) -> set[str] | None:
-    """The tables a patch can modify (its paths and 'from' pointers); None when it touches the root."""
-    tables: set[str] = set()
-    for operation in operations:
-        if not isinstance(operation, Mapping):
-            continue
-        for pointer in (operation.get("path"), operation.get("from")):
-            if not isinstance(pointer, str):
-                continue
-            parts = pointer.split("/")
-            if len(parts) < 2 or parts[0] != "":
-                return None
-            tables.add(parts[1].replace("~1", "/").replace("~0", "~"))
-    return tables
 
 
 def normalise(document: object, source: str = "patch") -> Config:
@@ -137,7 +142,7 @@ def apply_json_patch(config: Config, operations: Sequence[Mapping[str, object]])
     """``config`` with an RFC 6902 patch applied (pure; ``config`` is not changed)."""
     if not isinstance(operations, Sequence) or isinstance(operations, str | bytes):
         raise PatchError(None, "", "", "a JSON Patch is a list of operations")
-    document: object = private_copy(config, patch_tables(operations))
+    document: object = private_rows(config, patch_rows(operations))
     for index, operation in enumerate(operations):
         op, path = _check_operation(index, operation)
         try:

@@ -8,8 +8,10 @@ change can affect:
 * when a table's key set changes (rows added or removed), every row of that table and of the tables
   that reference it (a VLAN member of a deleted port, an address without its interface row): only
   the problems the change introduces are reported, compared with the same rows before it;
-* every whole-table check (lanes in two ports, a port in two portchannels, ...) on the new and the
-  old configuration: again only new problems are reported.
+* every whole-table check (lanes in two ports, a port in two portchannels, ...) on the new
+  configuration, and on the old one when the new one has problems: again only new problems are
+  reported. A check that declares the fields it reads (``_CHECK_FIELDS``) is skipped when the
+  change leaves them alone.
 
 A change to a table whose values other tables' checks read (DEVICE_METADATA) or to many rows at once
 is validated whole (``validate_config``), reporting only the problems that the configuration before
@@ -20,11 +22,12 @@ does not block unrelated writes; a changed row must itself be entirely valid.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 
 from nos.config.validate import RowWalk, ValidationReport, malformed, validate_config
-from nos.schema.config import Config, ConfigError, Lookup, MapRow, Row, field_rules
+from nos.schema.config import Config, ConfigError, Lookup, MapRow, Row, TableCheck, field_rules
+from nos.schema.config.port import check_unique_lanes
 from nos.schema.config.registry import TABLES
 from nos.schema.tables import CFG_DEVICE_METADATA_TABLE_NAME, CFG_LAG_TABLE_NAME, CFG_PORT_TABLE_NAME
 
@@ -38,6 +41,9 @@ _CONSULTED_BY = {CFG_PORT_TABLE_NAME: {"VLAN_SUB_INTERFACE"}, CFG_LAG_TABLE_NAME
 _TABLE_CHECK_READS = {"VLAN_MEMBER": {"PORTCHANNEL_MEMBER", "INTERFACE"}, "MCLAG_UNIQUE_IP": {"MCLAG_DOMAIN"}}
 
 RowId = tuple[str, str]
+# Whole-table checks that read only these fields of their own table's rows: skipped when a change
+# leaves those fields alone (checks not listed always run).
+_CHECK_FIELDS: dict[TableCheck, tuple[str, tuple[str, ...]]] = {check_unique_lanes: (CFG_PORT_TABLE_NAME, ("lanes",))}
 
 
 @cache
@@ -82,9 +88,10 @@ def validate_change(before: Config, after: Config, changed: Iterable[RowId], *,
         _walk_row(walk, table, key, after[table][key])
     errors = list(walk.report.errors)
     if around:
-        errors += _new(_row_errors(after, around, partial), _row_errors(before, around, partial))
+        errors += _new_since(_row_errors(after, around, partial), lambda: _row_errors(before, around, partial))
     checked = {name for name in TABLES if ({name} | _TABLE_CHECK_READS.get(name, set())) & tables}
-    errors += _new(_table_errors(after, checked), _table_errors(before, checked))
+    skip = _unaffected_checks(before, after, changed, tables, rekeyed)
+    errors += _new_since(_table_errors(after, checked, skip), lambda: _table_errors(before, checked, skip))
     report = ValidationReport(unknown_tables=sorted(t for t in tables if t not in TABLES and t in after),
                               unknown_fields=walk.report.unknown_fields)
     report.errors.extend(e for e in errors if not e.warning)
@@ -106,20 +113,39 @@ def _row_errors(config: Config, rows: Iterable[RowId], partial: bool) -> list[Co
     return walk.report.errors
 
 
-def _table_errors(config: Config, tables: set[str]) -> list[ConfigError]:
+def _unaffected_checks(before: Config, after: Config, changed: list[RowId], tables: set[str],
+                       rekeyed: set[str]) -> set[TableCheck]:
+    """Whole-table checks of ``_CHECK_FIELDS`` that give the same answer after the change as before:
+    their table kept its keys, no table they also read changed, and no changed row of it differs in
+    a field they read (an mtu change does not re-check every port's lanes)."""
+    skip: set[TableCheck] = set()
+    for check, (table, fields) in _CHECK_FIELDS.items():
+        if table not in tables or table in rekeyed or _TABLE_CHECK_READS.get(table, set()) & tables:
+            continue
+        old, new = before.get(table, {}), after.get(table, {})
+        if all(old[key].get(f) == new[key].get(f) for t, key in changed if t == table for f in fields):
+            skip.add(check)
+    return skip
+
+
+def _table_errors(config: Config, tables: set[str], skip: set[TableCheck]) -> list[ConfigError]:
     lookup = Lookup(config)
     errors: list[ConfigError] = []
     for table in tables & config.keys():
         schema = TABLES.get(table)
         if schema is not None:
             for check in schema.checks:
-                errors.extend(check(lookup))
+                if check not in skip:
+                    errors.extend(check(lookup))
     return errors
 
 
-def _new(after: list[ConfigError], before: list[ConfigError]) -> list[ConfigError]:
-    """The problems of ``after`` that ``before`` did not have (same table, key, field and text)."""
-    old = set(before)
+def _new_since(after: list[ConfigError], before: Callable[[], list[ConfigError]]) -> list[ConfigError]:
+    """The problems of ``after`` that ``before`` did not have (same table, key, field and text);
+    ``before`` is not computed when there is nothing to compare (the usual, valid change)."""
+    if not after:
+        return []
+    old = set(before())
     return [e for e in after if e not in old]
 
 

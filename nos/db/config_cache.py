@@ -7,8 +7,12 @@ token on a channel of its own and reads its subscription up to that token: Redis
 on one connection in order, so every event of a write that completed before the snapshot began has
 been seen (a barrier). Writes that bypass this layer (redis-cli HSET) are seen the same way.
 
-Snapshots are immutable: a refresh builds new table dicts for the tables that changed, so a
-snapshot handed to one thread is never modified under it. Callers must not modify it either.
+Round trips: the events already received name the rows to re-read; those rows, the generation and
+the token go in one pipeline (in this order). If no further event arrives before the token, the
+copy and that generation agree: every write that completed before the token had its event read
+before the pipeline ran, so its rows were read after it (and an apply in between would have sent
+an event). Otherwise the new events' rows are read in another round. So a snapshot costs one round
+trip plus the token's delivery while the configuration is quiet.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ class ConfigCache:
         self._sub: Subscription | None = None  # subscribed at the first snapshot (Redis may not be up yet)
         self._tokens = itertools.count()
         self._config: Config | None = None
+        self._after_token: set[str] = set()  # events read past a barrier's token (they count for the next)
         self._lock = threading.Lock()
 
     def snapshot(self, full_read: Callable[[], Config]) -> tuple[Config, int]:
@@ -49,6 +54,7 @@ class ConfigCache:
             except DbError:
                 # events may have been lost with the connection: start over with a full read next time
                 self._config = None
+                self._after_token = set()
                 self._unsubscribe()
                 raise
 
@@ -57,45 +63,67 @@ class ConfigCache:
             self._sub = Subscription(self.db)
             self._sub.subscribe(channels=[self._channel], patterns=[self._prefix + "*"])
             self._config = None
+        sub = self._sub
         while True:
-            before = self._generation()
-            dirty = self._barrier(self._sub)
-            if self._config is None or dirty is None:
-                self._config = full_read()
-            elif dirty:
-                self._refresh(dirty)
-            if self._generation() == before:
+            if self._config is None:
+                before, token = self._read_and_publish([])
+                self._await_barrier(sub, token)  # what it names is read below anyway
+                config = full_read()
+                if self._generation() == before:  # no apply in between: consistent
+                    self._config = config
+                    return config, before
+                continue
+            # Rows named by events that have already arrived are read in the same round trip as the
+            # generation and the token; events that come in before the token mean another round.
+            pending = self._after_token | {m.channel[len(self._prefix):] for m in sub.drain()
+                                           if m.channel.startswith(self._prefix)}
+            self._after_token = set()
+            before, token = self._read_and_publish(sorted(k for k in pending if self.sep in k))
+            dirty = self._await_barrier(sub, token)
+            if dirty is None:
+                self._config = None  # the barrier never came back: read everything again
+            elif not dirty:
                 return self._config, before
+            else:
+                self._after_token |= dirty
 
     def _generation(self) -> int:
         with map_redis_errors(f"get {CONFIG_DB_GENERATION_KEY}"):
             return int(self.db.client.get(CONFIG_DB_GENERATION_KEY) or 0)
 
-    def _barrier(self, sub: Subscription) -> set[str] | None:
-        """Row keys (``TABLE|key``) written since the last barrier; None if the barrier was not seen."""
+    def _read_and_publish(self, names: list[str]) -> tuple[int, str]:
+        """Re-read the ``names`` rows into the copy, then read the generation and publish a barrier
+        token, in one round trip (in this order); returns (generation, token)."""
         token = str(next(self._tokens))
-        with map_redis_errors("publish cache barrier"):
-            self.db.client.publish(self._channel, token)
-        dirty: set[str] = set()
-        deadline = time.monotonic() + BARRIER_TIMEOUT_S
-        while (left := deadline - time.monotonic()) > 0:
-            for message in sub.wait(left):
-                if message.channel == self._channel:
-                    if message.data == token:
-                        return dirty
-                elif message.channel.startswith(self._prefix):
-                    key = message.channel[len(self._prefix):]
-                    if self.sep in key:
-                        dirty.add(key)
-        return None
-
-    def _refresh(self, dirty: set[str]) -> None:
-        names = sorted(dirty)
         with map_redis_errors("refresh CONFIG_DB cache"):
             pipe = self.db.client.pipeline(transaction=False)
             for name in names:
                 pipe.hgetall(name)
-            rows = pipe.execute(raise_on_error=False)
+            pipe.get(CONFIG_DB_GENERATION_KEY)
+            pipe.publish(self._channel, token)
+            *rows, generation, _ = pipe.execute(raise_on_error=False)
+        if isinstance(generation, Exception):
+            raise DbProtocolError(f"get {CONFIG_DB_GENERATION_KEY}: {generation}")
+        if names:
+            self._apply_rows(names, rows)
+        return int(generation or 0), token
+
+    def _await_barrier(self, sub: Subscription, token: str) -> set[str] | None:
+        """Keys written between the last drain and the token (``TABLE|key`` rows, and the generation
+        key itself); None if the barrier was not seen in time. Events read past the token are kept
+        for the next snapshot."""
+        dirty: set[str] = set()
+        seen = False
+        deadline = time.monotonic() + BARRIER_TIMEOUT_S
+        while not seen and (left := deadline - time.monotonic()) > 0:
+            for message in sub.wait(left):
+                if message.channel == self._channel:
+                    seen = seen or message.data == token
+                elif message.channel.startswith(self._prefix):
+                    (self._after_token if seen else dirty).add(message.channel[len(self._prefix):])
+        return dirty if seen else None
+
+    def _apply_rows(self, names: list[str], rows: list[object]) -> None:
         assert self._config is not None
         config = dict(self._config)
         copied: set[str] = set()

@@ -8,6 +8,9 @@ templates render for a t1 device with the traditional buffer model:
   (``buffers.json``), ``BUFFER_PG|<port>|0`` lossy and ``BUFFER_QUEUE|<port>|0-2/3-4/5-6``. No lossless
   PG rows: in the traditional model buffermgrd adds ``BUFFER_PG|<port>|3-4`` from pg_profile_lookup.ini;
 * QoS as ``qos_config.j2`` renders the AZURE defaults (maps, schedulers, WRED, PORT_QOS_MAP, QUEUE);
+  ``pfcwd_sw_enable`` on the lossless priorities unless the SKU's ``sku.json`` says
+  ``"pfcwd_sw_enable": false`` (Force10-S6000: SONiC's virtual-switch tests expect a port to have no
+  watchdog priorities until a test gives it some);
 * the FLEX_COUNTER_TABLE groups that ``init_cfg.json.j2`` enables.
 
 All values are strings. :func:`config_db_to_json` formats the dict as ``config save`` writes it.
@@ -151,15 +154,16 @@ def _wred_lossless() -> dict[str, str]:
     return row
 
 
-def _port_qos_tables(ports: list[str]) -> ConfigDb:
+def _port_qos_tables(sku: Sku, ports: list[str]) -> ConfigDb:
     port_map = {
         "dscp_to_tc_map": AZURE,
         "tc_to_queue_map": AZURE,
         "tc_to_pg_map": AZURE,
         "pfc_to_queue_map": AZURE,
         "pfc_enable": _csv(LOSSLESS_TCS),
-        "pfcwd_sw_enable": _csv(LOSSLESS_TCS),
     }
+    if sku.spec.get("pfcwd_sw_enable", True):
+        port_map["pfcwd_sw_enable"] = _csv(LOSSLESS_TCS)
     port_qos = {port: dict(port_map) for port in ports}
     port_qos[GLOBAL] = {"dscp_to_tc_map": AZURE}
     queues: dict[str, dict[str, str]] = {}
@@ -182,7 +186,7 @@ def sku_to_config_db(sku: Sku) -> ConfigDb:
     port_rows = sku.default_ports()
     ports = list(port_rows)
     config: ConfigDb = {}
-    parts = (_port_tables(sku, port_rows), _buffer_tables(sku, ports), _qos_maps(), _port_qos_tables(ports))
+    parts = (_port_tables(sku, port_rows), _buffer_tables(sku, ports), _qos_maps(), _port_qos_tables(sku, ports))
     for part in (*parts, _flex_counters()):
         config.update(part)
     return config

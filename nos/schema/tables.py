@@ -98,6 +98,9 @@ CFG_MCLAG_UNIQUE_IP_TABLE_NAME = "MCLAG_UNIQUE_IP"
 CFG_SUPPRESS_VLAN_NEIGH_TABLE_NAME = "SUPPRESS_VLAN_NEIGH"
 CFG_WATERMARK_TABLE_NAME = "WATERMARK_TABLE"
 CFG_CRM_TABLE_NAME = "CRM"
+# Not in SONiC: the RoCE intent and the rows it replaced (nos.intent.roce).
+CFG_ROCE_TABLE_NAME = "ROCE"
+CFG_ROCE_SAVED_TABLE_NAME = "NOS_ROCE_SAVED"
 
 # The init indicator written after a config load (a plain string key, not a table).
 CONFIG_DB_INITIALIZED_KEY = "CONFIG_DB_INITIALIZED"
@@ -154,3 +157,9 @@ CFG_FEATURE_TABLE_NAME = "FEATURE"
 CFG_SAG_TABLE_NAME = "SAG"
 CFG_ACL_TABLE_TABLE_NAME = "ACL_TABLE"
 CFG_DEVICE_NEIGHBOR_TABLE_NAME = "DEVICE_NEIGHBOR"
+
+# ---- PFC watchdog (swss-common schema.h; swss orchagent/pfcwdorch.cpp) --------------------------
+APP_PFC_WD_INSTORM_TABLE_NAME = "PFC_WD_TABLE_INSTORM"   # APPL_DB plain hash per port: {"<queue idx>": "storm"}
+PFC_WD_ACTION_CHANNEL = "PFC_WD_ACTION"                  # COUNTERS_DB channel: ["<queue oid>", "storm"|"restore"]
+FLEX_COUNTER_TABLE = "FLEX_COUNTER_TABLE"                # FLEX_COUNTER_DB "FLEX_COUNTER_TABLE:<GROUP>:<oid>"
+FLEX_COUNTER_GROUP_TABLE = "FLEX_COUNTER_GROUP_TABLE"    # FLEX_COUNTER_DB "FLEX_COUNTER_GROUP_TABLE:<GROUP>"

@@ -34,6 +34,24 @@ class NextHopChanged:
     oid: str
 
 
+@dataclass(frozen=True)
+class PfcAsymChanged:
+    """A port's asymmetric PFC mode changed (PORT ``pfc_asym``): ``separate`` is SAI's SEPARATE mode."""
+
+    name: str
+    separate: bool
+
+
+@dataclass(frozen=True)
+class PfcEnableChanged:
+    """A port's PORT_QOS_MAP ``pfc_enable`` / ``pfcwd_sw_enable`` bitmasks changed (QosOrch; the
+    PFC watchdog watches the lossless priorities)."""
+
+    name: str
+    pfc_enable: int
+    pfcwd_sw_enable: int
+
+
 @dataclass
 class EventBus:
     observers: dict[type, list[Callable[[Any], None]]] = field(default_factory=lambda: defaultdict(list))

@@ -4,6 +4,9 @@ An orch declares ``CONSUMES`` ((db, table) pairs) and implements ``handle(table,
 ``wire`` makes one TableConsumer per table. APPL_DB tables are read with ConsumerStateTable, after a
 replay of the rows already in the table (so a restarted orchagent rebuilds its state, as SONiC's
 ``bake``); CONFIG_DB and STATE_DB tables with SubscriberStateTable (its initial dump does the same).
+An orch may list APPL_DB tables that are plain hashes (written with HSET, not a producer) in ``SUBSCRIBED``:
+those are read with SubscriberStateTable too. An orch with a ``register(runner)`` method adds its own
+selectables and timers there (e.g. a notification channel).
 """
 
 from __future__ import annotations
@@ -60,10 +63,11 @@ class Replayed:
 
 def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
     pop_sizes: dict[str, int] = getattr(orch, "POP_BATCH", {})
+    subscribed = set(getattr(orch, "SUBSCRIBED", ()))
     for db, table in orch.CONSUMES:
         source: Replayed | SubscriberStateTable
         size = pop_sizes.get(table, DEFAULT_POP_BATCH_SIZE)
-        if db == APPL_DB:
+        if db == APPL_DB and (db, table) not in subscribed:
             consumer = ConsumerStateTable(dbs[db], table, pop_batch_size=size)
             rows = {k: v for k, v in Table(dbs[db], table).get_all().items()}
             source = Replayed(consumer, rows)
@@ -72,6 +76,9 @@ def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
         batch = getattr(orch, "handle_batch", None)
         runner.add_consumer(TableConsumer(db, table, source, _bind(orch, table),
                                           batch_handler=_bind_batch(batch, table) if batch else None))
+    register = getattr(orch, "register", None)
+    if register is not None:
+        register(runner)
 
 
 def _bind(orch: Orch, table: str) -> Callable[[KeyOpFieldsValues], Result]:

@@ -36,6 +36,7 @@ class Interface:
     rif: str = ""                 # router interface oid when routed
     vrf: str = ""                 # the VRF name of its router interface
     hostif: str = ""              # the port's host interface (netdev)
+    pfc_asym: bool = False        # asymmetric PFC (SAI PRIORITY_FLOW_CONTROL_MODE SEPARATE)
 
 
 @dataclass

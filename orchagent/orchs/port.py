@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
+from itertools import islice
 
 from nos.daemon.task import Result
 from nos.db import Notification, Table
@@ -39,7 +40,7 @@ from nos.schema.tables import (
     STATE_PORT_TABLE_NAME,
 )
 from orchagent.core.deps import OrchDeps
-from orchagent.core.events import MtuChanged, OperChanged
+from orchagent.core.events import MtuChanged, OperChanged, PfcAsymChanged
 from orchagent.core.registry import Interface, Kind
 from orchagent.orchs.port_fields import MTU_OVERHEAD, BadField, changed, parse_lanes, port_attrs, serdes_attrs
 
@@ -49,6 +50,7 @@ LISTS = ("SAI_PORT_ATTR_QOS_QUEUE_LIST", "SAI_PORT_ATTR_INGRESS_PRIORITY_GROUP_L
          "SAI_PORT_ATTR_QOS_SCHEDULER_GROUP_LIST", "SAI_PORT_ATTR_QOS_MAXIMUM_HEADROOM_SIZE",
          "SAI_PORT_ATTR_SUPPORTED_SPEED")
 MARKERS = (PORT_CONFIG_DONE_KEY, PORT_INIT_DONE_KEY)
+PFC_SEPARATE = "SAI_PORT_PRIORITY_FLOW_CONTROL_MODE_SEPARATE"
 
 
 @dataclass
@@ -99,6 +101,56 @@ class PortOrch:
         if task.is_del:
             return self._remove(task.key)
         return self._set(task.key, task.fields)
+
+    def handle_batch(self, table: str, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        """One task per port: attribute changes of existing ports go to the ASIC in one bulk set
+        (SONiC's bulker; one request and one answer for a 128-port mtu change); everything else
+        (creates, removals, lane or serdes changes, the markers) is handled one by one."""
+        results: list[Result | None] = []
+        updates: list[tuple[int, PortObjects, list[tuple[str, str]]]] = []
+        for task in tasks:
+            update = self._plain_update(task) if self.initialized else None
+            if update is None:
+                results.append(self.handle(table, task))
+            else:
+                updates.append((len(results), *update))
+                results.append(None)
+        for index, result in zip((i for i, _, _ in updates), self._bulk_update(updates), strict=True):
+            results[index] = result
+        return [r if r is not None else Result.failed("internal error: no result") for r in results]
+
+    def _plain_update(self, task: KeyOpFieldsValues) -> tuple[PortObjects, list[tuple[str, str]]] | None:
+        """(port, attributes to set) when ``task`` only changes attributes of an existing port."""
+        port = self.ports.get(task.key)
+        if port is None or not task.is_set or task.key in MARKERS:
+            return None
+        try:
+            attrs, notes = port_attrs(task.fields)
+            serdes = serdes_attrs(task.fields)
+            lanes = parse_lanes(task.fields["lanes"]) if "lanes" in task.fields else None
+        except BadField:
+            return None  # the one-by-one path says why
+        if (lanes is not None and lanes != port.lanes) or (serdes and serdes != port.serdes_attrs):
+            return None
+        for note in notes:
+            log.info("orch.port.ignored port=%s %s", port.name, note)
+        return port, attrs
+
+    def _bulk_update(self, updates: list[tuple[int, PortObjects, list[tuple[str, str]]]]) -> list[Result]:
+        """One bulk set for every changed attribute of these ports (in order: a port's attributes in
+        its field order, as ``_update`` sends them); a port with a refused attribute fails, keeping
+        the attributes the ASIC took."""
+        wanted = [changed(port.attrs.items(), attrs) for _, port, attrs in updates]
+        entries = [(port.oid, (pair,)) for (_, port, _), pairs in zip(updates, wanted, strict=True) for pair in pairs]
+        statuses = iter(self.sai.bulk(OpKind.SET, T.PORT, entries) if entries else [])
+        results = []
+        for (_, port, attrs), pairs in zip(updates, wanted, strict=True):
+            codes = zip(pairs, islice(statuses, len(pairs)), strict=True)
+            refused = {attr: code for (attr, _), code in codes if code != st.SUCCESS}
+            self._updated(port, [(attr, value) for attr, value in attrs if attr not in refused], [])
+            results.append(Result.failed("bulk set refused: " + ", ".join(f"{a} {c}" for a, c in refused.items()))
+                           if refused else Result.success())
+        return results
 
     def _config_done(self, task: KeyOpFieldsValues) -> Result:
         if self.initialized:
@@ -151,13 +203,17 @@ class PortOrch:
         result = self.sai.apply(ops)
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
+        self._updated(port, attrs, serdes)
+        return Result.success()
+
+    def _updated(self, port: PortObjects, attrs: list[tuple[str, str]], serdes: list[tuple[str, str]]) -> None:
+        """Record attributes the ASIC took; other orchs hear of a new mtu."""
         old_mtu = port.attrs.get("SAI_PORT_ATTR_MTU")
         port.attrs.update(attrs)
         port.serdes_attrs = serdes or port.serdes_attrs
         self._track(port)
         if port.attrs.get("SAI_PORT_ATTR_MTU") != old_mtu:
             self.deps.bus.publish(MtuChanged(port.name, int(port.attrs["SAI_PORT_ATTR_MTU"]) - MTU_OVERHEAD))
-        return Result.success()
 
     def _remove(self, name: str) -> Result:
         port = self.ports.get(name)
@@ -258,6 +314,10 @@ class PortOrch:
         entry.mtu = int(port.attrs.get("SAI_PORT_ATTR_MTU", "9122")) - MTU_OVERHEAD
         entry.speed = int(port.attrs.get("SAI_PORT_ATTR_SPEED", "0"))
         entry.hostif = port.hostif
+        separate = port.attrs.get("SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL_MODE") == PFC_SEPARATE
+        if separate != entry.pfc_asym:  # QosOrch re-applies the PFC bitmask in the new mode
+            entry.pfc_asym = separate
+            self.deps.bus.publish(PfcAsymChanged(port.name, separate))
 
     def _forget(self, port: PortObjects) -> None:
         self.ports.pop(port.name, None)
@@ -292,22 +352,30 @@ class PortOrch:
 
     # -- oper state (syncd notifications) -----------------------------------------------------------
     def on_notifications(self, notes: list[Notification]) -> None:
+        """syncd's ``port_state_change``: the host interfaces' oper status of the whole batch goes to
+        the ASIC in one bulk set (128 ports coming up are one request, not 128)."""
+        hostifs: list[tuple[str, tuple[tuple[str, str], ...]]] = []
         for note in notes:
             if note.op == "port_state_change":
-                self._port_state_change(note.data)
+                hostifs += self._port_state_change(note.data)
+        if hostifs:
+            self.sai.bulk(OpKind.SET, T.HOSTIF, hostifs)  # a refusal is logged by the client
 
-    def _port_state_change(self, data: str) -> None:
+    def _port_state_change(self, data: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
         try:
             items = json.loads(data)
         except ValueError:
             log.warning("orch.port.bad_notification data=%s", data[:200])
-            return
+            return []
+        hostifs = []
         for item in items:
             name = self.by_oid.get(item.get("port_id", ""))
             if name is not None:
-                self._oper(name, item.get("port_state") == "SAI_PORT_OPER_STATUS_UP")
+                hostifs += self._oper(name, item.get("port_state") == "SAI_PORT_OPER_STATUS_UP")
+        return hostifs
 
-    def _oper(self, name: str, up: bool) -> None:
+    def _oper(self, name: str, up: bool) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+        """Record a port's oper state; returns its host interface's oper-status set (for the bulk)."""
         port = self.ports[name]
         entry = self.deps.registry.get(name)
         if entry is not None:
@@ -317,10 +385,9 @@ class PortOrch:
         state = {"speed": port.attrs.get("SAI_PORT_ATTR_SPEED", "0")} if up else {}
         if state:
             self.state.set(name, state)
-        if port.hostif:
-            self.sai.apply([SaiOp.set(T.HOSTIF, port.hostif, "SAI_HOSTIF_ATTR_OPER_STATUS", sai_bool(up))])
         log.info("orch.port.oper port=%s status=%s", name, status)
         self.deps.bus.publish(OperChanged(name, up))
+        return [(port.hostif, (("SAI_HOSTIF_ATTR_OPER_STATUS", sai_bool(up)),))] if port.hostif else []
 
 ORCH = PortOrch
 PRIORITY = 0

@@ -17,14 +17,17 @@ from typing import Any
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 RUNNER = SHARED / "conformance" / "run.py"
-FEATURES = ("port", "vlan", "lag", "route")
+FEATURES = ("port", "vlan", "lag", "route", "buffer", "qos", "pfc", "wred_ecn", "pfcwd")
 NOS = [sys.executable, "-m", "nos.cli.main"]
 
 
-def run(features: tuple[str, ...] | None, run_dir: Path, extra: list[str] | None = None) -> dict[str, Any]:
-    """Boot a switch in ``run_dir``, run the cases (all when ``features`` is None), stop it."""
+def run(features: tuple[str, ...] | None, run_dir: Path, extra: list[str] | None = None,
+        config: Path | None = None) -> dict[str, Any]:
+    """Boot a switch in ``run_dir`` (with ``config`` as its startup config when given), run the cases
+    (all when ``features`` is None), stop it."""
+    boot = ["--config", str(config)] if config is not None else []
     subprocess.run([*NOS, "up", "-d", "--sku", "Force10-S6000", "--run-dir", str(run_dir), "--rest-port", "0",
-                    "--redis-port", "0"], check=True, capture_output=True, text=True, timeout=120)
+                    "--redis-port", "0", *boot], check=True, capture_output=True, text=True, timeout=120)
     try:
         endpoints = json.loads((run_dir / "endpoints.json").read_text())
         results = run_dir / "conformance.json"
@@ -44,10 +47,11 @@ def main() -> int:
     parser.add_argument("--feature", action="append", help="feature to run (repeatable)")
     parser.add_argument("--all", action="store_true", help="every case, implemented or not")
     parser.add_argument("-v", action="store_true", help="print every check")
+    parser.add_argument("--config", type=Path, help="startup config_db.json for the switch (default: the SKU's)")
     args = parser.parse_args()
     features = None if args.all else tuple(args.feature or FEATURES)
     with tempfile.TemporaryDirectory(prefix="nos-conformance-") as tmp:
-        doc = run(features, Path(tmp), ["-v"] if args.v else [])
+        doc = run(features, Path(tmp), ["-v"] if args.v else [], args.config)
     print(doc["output"])
     summary = doc.get("summary", {})
     return 0 if summary and not summary.get("failed") and not summary.get("errors") else 1

@@ -32,6 +32,8 @@ def test_cage_breaks_out_to_4x100g_and_back(tmp_path):
 
         nos("config", "interface", "breakout", "Ethernet0", "1x400G[200G,100G]", "--run-dir", str(sw.run_dir))
         wait_until(lambda: len(sw.db(2).hkeys("COUNTERS_PORT_NAME_MAP")) == 128)
+        # Ethernet0 is re-created once its buffer bindings let go of the 1-lane port (BufferOrch)
+        wait_until(lambda: asic_port(sw, "Ethernet0").get("SAI_PORT_ATTR_HW_LANE_LIST") == "4:0,1,2,3")
         port = asic_port(sw, "Ethernet0")
         assert port["SAI_PORT_ATTR_HW_LANE_LIST"] == "4:0,1,2,3" and port["SAI_PORT_ATTR_SPEED"] == "400000"
         wait_until(lambda: not sw.db(6).exists("PORT_TABLE|Ethernet1"))

@@ -19,7 +19,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 BEGIN, END = "<!-- tables:begin -->", "<!-- tables:end -->"
 
 
-EXTRA = ("orchagent.main", "orchagent.sairedis", "syncd_sim.syncd", "syncd_sim.counters")
+EXTRA = ("orchagent.main", "orchagent.sairedis", "syncd_sim.syncd", "syncd_sim.counters", "syncd_sim.pfcwd")
 
 
 def modules() -> list[str]:

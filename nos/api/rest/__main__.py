@@ -4,8 +4,9 @@
 With ``--fd`` (from ``nos up``) it serves on an inherited, already-listening socket. That socket is
 wrapped with its real family (``socket.socket(fileno=)`` detects it): uvicorn's own ``fd=`` wraps it as
 AF_UNIX, so asyncio would not set TCP_NODELAY on accepted connections, and Nagle's algorithm with
-delayed ACKs would add up to 40 ms to a response written in two parts (head, then body). asyncio sets
-TCP_NODELAY on every accepted TCP connection; this keeps it so.
+delayed ACKs would add up to 40 ms to a response written in two parts (head, then body). asyncio and
+uvloop (which uvicorn uses when it is installed, with httptools) set TCP_NODELAY on every accepted TCP
+connection; this keeps it so.
 
 Before serving, a non-loopback address without credentials is refused (exit 2, the message says why).
 """

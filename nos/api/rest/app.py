@@ -18,7 +18,7 @@ from nos import __version__
 from nos.api.auth import Authenticator
 from nos.api.rest import errors
 from nos.api.rest.context import ApiContext
-from nos.api.rest.routes import config, counters, operations, state, system
+from nos.api.rest.routes import config, counters, intents, operations, state, system
 from nos.api.rest.security import authenticator_dependency
 from nos.db.connector import Databases
 
@@ -44,9 +44,13 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
     errors.install(app)
     guarded = [Depends(authenticator_dependency(auth))]
     app.include_router(system.health_router())
+    # Paths are matched in registration order and the prefixes do not overlap: what monitoring polls
+    # (counters) and writes come before the rest, so their requests are matched soonest.
+    for module in (counters, config):
+        app.include_router(module.router(ctx), dependencies=guarded)
     app.include_router(system.status_router(ctx), dependencies=guarded)
     app.include_router(system.metrics_router(ctx), dependencies=guarded)
-    for module in (config, state, counters, operations):
+    for module in (state, operations, intents):
         app.include_router(module.router(ctx), dependencies=guarded)
     return app
 

@@ -22,12 +22,13 @@ from nos.schema.config import (
     pfcwd,
     port,
     qos,
+    roce,
     route,
     vlan,
     vxlan,
 )
 
-_MODULES = (device, port, lag, vlan, interface, route, buffer, qos, pfcwd, vxlan, mclag)
+_MODULES = (device, port, lag, vlan, interface, route, buffer, qos, pfcwd, vxlan, mclag, roce)
 
 TABLES: Mapping[str, TableSchema] = MappingProxyType(
     {schema.name: schema for module in _MODULES for schema in module.SCHEMAS}

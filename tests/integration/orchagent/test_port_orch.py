@@ -93,3 +93,40 @@ def test_a_port_whose_lanes_are_still_held_waits_for_them(orchagent, dbs, raw):
     agent.drive(lambda: raw(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet4") is None and consumer.pending_count == 0)
     oid = raw(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet0")
     assert raw(1).hget(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{oid}", "SAI_PORT_ATTR_HW_LANE_LIST") == "8:0,1,2,3,4,5,6,7"
+
+
+def test_attribute_changes_of_many_ports_are_one_bulk_set(orchagent, dbs, raw, monkeypatch):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 8)
+    sai = agent.deps.sai
+    requests = []
+    original = sai.bulk
+    monkeypatch.setattr(sai, "bulk", lambda kind, object_type, entries: (
+        requests.append((kind.value, object_type.sai_name, len(entries))), original(kind, object_type, entries))[1])
+    appl = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    appl.set_many([(name, {"mtu": "4000", "fec": "rs"}) for name in ports])
+    agent.drive(lambda: all(asic_port(raw, oid).get("SAI_PORT_ATTR_FEC_MODE") == "SAI_PORT_FEC_MODE_RS"
+                            for oid in ports.values()))
+    assert all(asic_port(raw, oid)["SAI_PORT_ATTR_MTU"] == "4022" for oid in ports.values())
+    port_sets = [r for r in requests if r[1] == "SAI_OBJECT_TYPE_PORT"]  # (host interfaces' oper status: bulk too)
+    assert port_sets and all(r[0] == "set" for r in port_sets)
+    assert sum(r[2] for r in port_sets) == 16  # two attributes of eight ports
+    assert len(port_sets) <= 2  # one per batch popped (usually one)
+    assert {p.name: p.attrs["SAI_PORT_ATTR_MTU"] for p in agent.orchs[PortOrch].ports.values()} == dict.fromkeys(
+        ports, "4022")
+
+
+def test_a_refused_attribute_in_a_bulk_set_fails_only_its_port(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 2)
+    orch = agent.orchs[PortOrch]
+    orch.ports["Ethernet4"].attrs["SAI_PORT_ATTR_SPEED"] = "1"  # so the next speed is a change to send
+    appl = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    # 400G on four lanes the 100G test ports were given is fine; 800000 is more than the lanes can do
+    appl.set_many([("Ethernet0", {"mtu": "5000"}), ("Ethernet4", {"mtu": "5000", "speed": "800000"})])
+    consumer = agent.runner.consumers[0]
+    agent.drive(lambda: consumer.stats.rejected >= 1)
+    assert asic_port(raw, ports["Ethernet0"])["SAI_PORT_ATTR_MTU"] == "5022"
+    assert asic_port(raw, ports["Ethernet4"])["SAI_PORT_ATTR_MTU"] == "5022"  # the attribute it took
+    assert asic_port(raw, ports["Ethernet4"])["SAI_PORT_ATTR_SPEED"] == "100000"
+    assert orch.ports["Ethernet4"].attrs["SAI_PORT_ATTR_MTU"] == "5022"

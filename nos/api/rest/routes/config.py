@@ -10,16 +10,18 @@ parts use ``|`` (``Vlan100|Ethernet0``, URL-encoded as ``%7C`` if need be); a ke
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Query, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import Response
 
 from nos.api.rest import models
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
 from nos.api.rest.responses import json_response
-from nos.config.transaction import PatchError, TxResult, apply_json_patch, commit, normalise
+from nos.config.transaction import PatchError, TxResult, apply_json_patch, commit, normalise, patch_rows
 from nos.db import Table
 from nos.db.configdb import Config, Row, raw_to_typed
 
@@ -29,13 +31,14 @@ JSON_PATCH = ("application/json-patch+json", "application/json")
 
 DryRun = Annotated[bool, Query(description="plan only: answer with the JSON Patch, change nothing")]
 Build = Callable[[Config], Config]
+INLINE_ROWS = 16  # a write naming at most this many rows runs on the event loop (see ``write``)
 ROUTER: dict[str, Any] = {"prefix": "/api/v1/config", "tags": ["config"], "responses": ERROR_RESPONSES}
 
 
-def content_type(*allowed: str) -> Callable[[Request], None]:
+def content_type(*allowed: str) -> Callable[[Request], Awaitable[None]]:
     """A dependency refusing a body of another media type with 415."""
 
-    def check(request: Request) -> None:
+    async def check(request: Request) -> None:  # async: a plain def dependency would cost a threadpool hop
         given = request.headers.get("content-type", "").partition(";")[0].strip().lower()
         if given not in allowed:
             raise ApiError(415, f"Content-Type '{given or '(none)'}' is not accepted here: use {' or '.join(allowed)}",
@@ -135,24 +138,51 @@ def rebase(operations: Sequence[models.PatchOperation], prefix: str) -> list[dic
     return out
 
 
-def write_result(tx: TxResult, before: Config, dry_run: bool) -> models.WriteResult:
-    return models.WriteResult(
-        applied=tx.applied, dry_run=dry_run, generation=tx.generation, changes=len(tx.changes),
-        patch=tx.as_patch(before), warnings=tx.warnings, not_acted_on=tx.not_acted_on,
-        unknown_fields=[models.FieldRef(table=t, key=k, field=f) for t, k, f in tx.unknown_fields])
+def write_body(tx: TxResult, before: Config, dry_run: bool) -> dict[str, Any]:
+    """``models.WriteResult`` as JSON (built directly: validating the model again costs more than the write)."""
+    return {"applied": tx.applied, "dry_run": dry_run, "generation": tx.generation, "changes": len(tx.changes),
+            "patch": tx.as_patch(before), "warnings": tx.warnings, "not_acted_on": tx.not_acted_on,
+            "unknown_fields": [{"table": t, "key": k, "field": f} for t, k, f in tx.unknown_fields]}
 
 
-def run_write(ctx: ApiContext, build: Build, dry_run: bool) -> models.WriteResult:
+def run_write(ctx: ApiContext, build: Build, dry_run: bool) -> dict[str, Any]:
     """One transaction (serialised with this server's other writes); raises what ``commit`` raises."""
+    with ctx.write_lock:
+        return _write_locked(ctx, build, dry_run)
+
+
+def _write_locked(ctx: ApiContext, build: Build, dry_run: bool) -> dict[str, Any]:
     seen: list[Config] = []
 
     def planned(current: Config) -> Config:
         seen[:] = [current]
         return build(current)
 
-    with ctx.write_lock:
-        tx = commit(ctx.cdb, planned, dry_run=dry_run)
-    return write_result(tx, seen[0] if seen else {}, dry_run)
+    # every builder here leaves ``current`` alone (they copy what they change): nothing to copy for them
+    tx = commit(ctx.cdb, planned, dry_run=dry_run, tables=())
+    return write_body(tx, seen[0] if seen else {}, dry_run)
+
+
+async def write(ctx: ApiContext, build: Build, dry_run: bool, *, small: bool, status: int = 200) -> Response:
+    """``run_write`` answered as JSON. A ``small`` write (a few rows: well under a millisecond of work)
+    runs on the event loop when the write lock is free, saving two thread hops; otherwise, or while a
+    job or another write holds the lock, it waits for the lock in the threadpool, never on the loop."""
+    if small and ctx.write_lock.acquire(blocking=False):
+        try:
+            body = _write_locked(ctx, build, dry_run)
+        finally:
+            ctx.write_lock.release()
+    else:
+        body = await run_in_threadpool(run_write, ctx, build, dry_run)
+    return json_response(body, status)
+
+
+def small_patch(operations: Sequence[Mapping[str, object]]) -> bool:
+    """Whether a patch names at most ``INLINE_ROWS`` rows and never a whole table or the root."""
+    rows = patch_rows(operations)
+    if rows is None or any(keys is None for keys in rows.values()):
+        return False
+    return sum(len(keys or ()) for keys in rows.values()) <= INLINE_ROWS
 
 
 # ---- routes ---------------------------------------------------------------------------------------
@@ -197,31 +227,31 @@ def write_router(ctx: ApiContext) -> APIRouter:
     json_body = [Depends(content_type(*JSON))]
 
     @api.put("/{table}/{key:path}", response_model=models.WriteResult, dependencies=json_body)
-    def put(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+    async def put(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
         """Create or replace a row (fields it lacks are removed)."""
         check_table(table)
         check_key(table, key)
-        return run_write(ctx, put_row(table, key, row_in(table, key, row)), dry_run)
+        return await write(ctx, put_row(table, key, row_in(table, key, row)), dry_run, small=True)
 
     @api.post("/{table}/{key:path}", response_model=models.WriteResult, status_code=201, dependencies=json_body)
-    def post(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+    async def post(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
         """Create a row; 409 (resource-denied) if it exists."""
         check_table(table)
         check_key(table, key)
-        return run_write(ctx, post_row(table, key, row_in(table, key, row)), dry_run)
+        return await write(ctx, post_row(table, key, row_in(table, key, row)), dry_run, small=True, status=201)
 
     @api.delete("/{table}/{key:path}", response_model=models.WriteResult)
-    def delete(table: str, key: str, dry_run: DryRun = False) -> Any:
+    async def delete(table: str, key: str, dry_run: DryRun = False) -> Any:
         """Delete a row."""
         check_table(table)
         check_key(table, key)
-        return run_write(ctx, delete_row(table, key), dry_run)
+        return await write(ctx, delete_row(table, key), dry_run, small=True)
 
     @api.delete("/{table}", response_model=models.WriteResult)
-    def delete_whole_table(table: str, dry_run: DryRun = False) -> Any:
+    async def delete_whole_table(table: str, dry_run: DryRun = False) -> Any:
         """Delete every row of a table."""
         check_table(table)
-        return run_write(ctx, delete_table(table), dry_run)
+        return await write(ctx, delete_table(table), dry_run, small=False)
 
     return api
 
@@ -231,30 +261,30 @@ def patch_router(ctx: ApiContext) -> APIRouter:
     patch_body = [Depends(content_type(*JSON_PATCH))]
 
     @api.patch("", response_model=models.WriteResult, dependencies=patch_body)
-    def patch(operations: Annotated[list[models.PatchOperation], Body()], dry_run: DryRun = False) -> Any:
+    async def patch(operations: Annotated[list[models.PatchOperation], Body()], dry_run: DryRun = False) -> Any:
         """An RFC 6902 JSON Patch on the whole configuration (``config apply-patch``), all or nothing."""
         raw = [operation.as_dict() for operation in operations]
         check_patch_tables(raw)
-        return run_write(ctx, lambda current: apply_json_patch(current, raw), dry_run)
+        return await write(ctx, lambda current: apply_json_patch(current, raw), dry_run, small=small_patch(raw))
 
     @api.patch("/{table}", response_model=models.WriteResult, dependencies=patch_body)
-    def patch_table(table: str, operations: Annotated[list[models.PatchOperation], Body()],
-                    dry_run: DryRun = False) -> Any:
+    async def patch_table(table: str, operations: Annotated[list[models.PatchOperation], Body()],
+                          dry_run: DryRun = False) -> Any:
         """A JSON Patch with paths relative to the table (``/Ethernet0/mtu``)."""
         check_table(table)
         raw = rebase(operations, row_path(table))
-        return run_write(ctx, lambda current: apply_json_patch(current, raw), dry_run)
+        return await write(ctx, lambda current: apply_json_patch(current, raw), dry_run, small=small_patch(raw))
 
     @api.patch("/{table}/{key:path}", response_model=models.WriteResult, dependencies=patch_body)
-    def patch_row(table: str, key: str, operations: Annotated[list[models.PatchOperation], Body()],
-                  dry_run: DryRun = False) -> Any:
+    async def patch_row(table: str, key: str, operations: Annotated[list[models.PatchOperation], Body()],
+                        dry_run: DryRun = False) -> Any:
         """A JSON Patch with paths relative to the row (``/mtu``)."""
         check_table(table)
         check_key(table, key)
         raw = rebase(operations, row_path(table, key))
-        return run_write(ctx, lambda current: apply_json_patch(current, raw), dry_run)
+        return await write(ctx, lambda current: apply_json_patch(current, raw), dry_run, small=small_patch(raw))
 
     return api
 
 
-__all__ = ["check_patch_tables", "rebase", "router", "run_write"]
+__all__ = ["check_patch_tables", "rebase", "router", "run_write", "small_patch", "write"]

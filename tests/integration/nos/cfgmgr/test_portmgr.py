@@ -10,7 +10,7 @@ import pytest
 
 from nos.cfgmgr.port import PortMgr
 from nos.daemon.runner import Runner
-from nos.db import ConfigDBConnector, ConsumerStateTable
+from nos.db import ConfigDBConnector, ConsumerStateTable, ProducerStateTable
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.integration
@@ -161,3 +161,17 @@ def test_a_deleted_and_re_added_port_is_first_seen_again(dbs, raw):  # PORT-016
     cdb.mod_entry("PORT", "Ethernet124", {"pt_interface_id": "130", "pt_timestamp_template": "template3"})
     settle(runner, orch, lambda: appl.hget("PORT_TABLE:Ethernet124", "pt_timestamp_template") == "template3")
     assert appl.hget("PORT_TABLE:Ethernet124", "pt_interface_id") == "130"
+
+
+def test_a_change_to_many_ports_is_one_appl_db_write(dbs, raw, monkeypatch):
+    runner, orch, cdb = start(dbs, PORTS)
+    ready(raw, *PORTS)
+    settle(runner, orch, lambda: raw(0).exists("PORT_TABLE:PortInitDone"))
+    mgr_writes = []
+    original = ProducerStateTable.set_many
+    monkeypatch.setattr(ProducerStateTable, "set_many",
+                        lambda self, entries: (mgr_writes.append([k for k, _ in entries]), original(self, entries)))
+    cdb.mod_config({"PORT": {name: {"mtu": "4000"} for name in PORTS}})
+    settle(runner, orch, lambda: all(raw(0).hget(f"PORT_TABLE:{p}", "mtu") == "4000" for p in PORTS))
+    assert sorted(key for keys in mgr_writes for key in keys) == sorted(PORTS)
+    assert len(mgr_writes) <= 2  # one per batch the subscription popped (usually one)

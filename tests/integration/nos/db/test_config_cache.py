@@ -70,3 +70,32 @@ def test_the_cache_subscribes_at_first_use_so_redis_may_start_later(tmp_path: Pa
     finally:
         cdb.close()
         missing.close()
+
+
+def test_a_quiet_snapshot_is_one_round_trip_and_a_written_row_is_read_with_it(
+        dbs: Databases, raw: Callable[[int], redis.Redis], monkeypatch: pytest.MonkeyPatch) -> None:
+    cdb = ConfigDBConnector(dbs[CONFIG_DB], cached=True)
+    try:
+        reload_config(cdb, START)
+        cdb.snapshot()
+        assert cdb.cache is not None
+        pipelines: list[int] = []
+        original = redis.client.Pipeline.execute
+
+        def counted(self: redis.client.Pipeline, *args: object, **kwargs: object) -> object:
+            pipelines.append(len(self.command_stack))
+            return original(self, *args, **kwargs)
+
+        monkeypatch.setattr(redis.client.Pipeline, "execute", counted)
+        config, generation = cdb.snapshot()
+        assert config == START and len(pipelines) == 1  # GET generation + PUBLISH token
+        raw(4).hset("PORT|Ethernet0", "mtu", "1500")        # its event arrives before the next snapshot...
+        pipelines.clear()
+        config, same = cdb.snapshot()
+        assert config["PORT"]["Ethernet0"]["mtu"] == "1500" and same == generation
+        assert 1 <= len(pipelines) <= 2  # ...so the row is read with the token (or, if late, in one more round)
+        apply_patch(cdb, [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9000"}])
+        config, newer = cdb.snapshot()  # the generation key's own event counts too
+        assert config["PORT"]["Ethernet0"]["mtu"] == "9000" and newer == generation + 1 == cdb.generation()
+    finally:
+        cdb.close()

@@ -1,0 +1,87 @@
+"""The dynamic model's APPL_DB content from plain CONFIG_DB/STATE_DB rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from nos.cfgmgr.buffer_dynamic_plan import PG, POOL, PROFILE, QUEUE, DynInputs, plan, port_speed
+from nos.cfgmgr.buffer_headroom import AsicConstants
+
+ZERO = {
+    "ingress_lossy_pg_zero_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "-8"},
+    "egress_lossy_zero_profile": {"pool": "egress_lossy_pool", "size": "0", "dynamic_th": "-8"},
+    "egress_lossless_zero_profile": {"pool": "egress_lossless_pool", "size": "0", "static_th": "0"},
+}
+
+
+@pytest.fixture
+def inputs() -> DynInputs:
+    return DynInputs(
+        pools={"ingress_lossless_pool": {"type": "ingress", "mode": "dynamic"},
+               "egress_lossless_pool": {"type": "egress", "mode": "static", "size": "12766208"},
+               "egress_lossy_pool": {"type": "egress", "mode": "dynamic"}},
+        profiles={"ingress_lossy_profile": {"pool": "ingress_lossless_pool", "size": "0", "dynamic_th": "3"},
+                  "egress_lossless_profile": {"pool": "egress_lossless_pool", "size": "0", "static_th": "12766208"},
+                  "egress_lossy_profile": {"pool": "egress_lossy_pool", "size": "1518", "dynamic_th": "3"}},
+        pgs={"Ethernet0|0": {"profile": "ingress_lossy_profile"}, "Ethernet0|3-4": {"profile": "NULL"}},
+        queues={"Ethernet0|0-2": {"profile": "egress_lossy_profile"},
+                "Ethernet0|3-4": {"profile": "egress_lossless_profile"},
+                "Ethernet0|5-6": {"profile": "egress_lossy_profile"}},
+        ports={"Ethernet0": {"speed": "100000", "mtu": "9100", "admin_status": "up"}},
+        cables={"Ethernet0": "5m"},
+        asic=AsicConstants(144, 18, 0.8, 3.8),
+        max_params={"global": {"mmu_size": "12766208"}, "Ethernet0": {"max_queues": "8", "max_headroom_size": "0"}},
+        zero_profiles=ZERO,
+    )
+
+
+def test_null_pg_gets_a_generated_profile(inputs: DynInputs) -> None:
+    result = plan(inputs)
+    assert result.rows[PG]["Ethernet0:3-4"] == {"profile": "pg_lossless_100000_5m_profile"}
+    assert result.rows[PROFILE]["pg_lossless_100000_5m_profile"] == {
+        "pool": "ingress_lossless_pool", "xon": "18432", "xoff": "81920", "size": "100352", "dynamic_th": "0"}
+    assert result.rows[PG]["Ethernet0:0"] == {"profile": "ingress_lossy_profile"}
+    assert result.rows[QUEUE]["Ethernet0:3-4"] == {"profile": "egress_lossless_profile"}
+    assert not result.errors
+
+
+def test_pool_sizes_are_the_buffer_less_what_ports_reserve(inputs: DynInputs) -> None:
+    pools = plan(inputs).rows[POOL]
+    assert pools["ingress_lossless_pool"]["size"] == str(12766208 - 2 * 100352)
+    assert pools["egress_lossy_pool"]["size"] == str(12766208 - 5 * 1518)  # queues 0-2 and 5-6
+    assert pools["egress_lossless_pool"]["size"] == "12766208"
+
+
+def test_mtu_and_autoneg_change_the_profile(inputs: DynInputs) -> None:
+    inputs.ports["Ethernet0"]["mtu"] = "1500"
+    assert plan(inputs).rows[PG]["Ethernet0:3-4"]["profile"] == "pg_lossless_100000_5m_mtu1500_profile"
+    inputs.ports["Ethernet0"].update(mtu="9100", autoneg="on", adv_speeds="10000,25000,50000")
+    assert plan(inputs).rows[PG]["Ethernet0:3-4"]["profile"] == "pg_lossless_50000_5m_profile"
+    assert port_speed({"speed": "100000", "autoneg": "off", "adv_speeds": "10000"}) == "100000"
+
+
+def test_admin_down_port_gets_zero_profiles(inputs: DynInputs) -> None:
+    inputs.ports["Ethernet0"]["admin_status"] = "down"
+    rows = plan(inputs).rows
+    assert "Ethernet0:3-4" not in rows[PG]
+    assert rows[PG]["Ethernet0:0"] == {"profile": "ingress_lossy_pg_zero_profile"}
+    assert rows[QUEUE] == {"Ethernet0:0-2": {"profile": "egress_lossy_zero_profile"},
+                           "Ethernet0:3-4": {"profile": "egress_lossless_zero_profile"},
+                           "Ethernet0:5-6": {"profile": "egress_lossy_zero_profile"},
+                           "Ethernet0:7-7": {"profile": "egress_lossy_zero_profile"}}
+    assert "pg_lossless_100000_5m_profile" not in rows[PROFILE]
+
+
+def test_headroom_over_the_port_limit_is_refused_and_keeps_what_was_there(inputs: DynInputs) -> None:
+    inputs.max_params["Ethernet0"]["max_headroom_size"] = "150000"
+    result = plan(inputs)
+    assert "Ethernet0:3-4" not in result.rows[PG]
+    assert "200704 bytes, more than the port's max_headroom_size 150000" in result.errors[(PG, "Ethernet0|3-4")]
+    inputs.previous_pgs = {"Ethernet0:3-4": {"profile": "old_profile"}}
+    assert plan(inputs).rows[PG]["Ethernet0:3-4"] == {"profile": "old_profile"}
+
+
+def test_missing_cable_is_an_error(inputs: DynInputs) -> None:
+    inputs.cables.clear()
+    result = plan(inputs)
+    assert result.errors[(PG, "Ethernet0|3-4")] == "port Ethernet0 has no CABLE_LENGTH"
