@@ -43,7 +43,9 @@ def test_up_reports_endpoints_and_ports_are_in_config_db(switch_s6000):
 def test_ports_flow_from_config_db_to_the_asic(switch_s6000):
     appl = switch_s6000.db(0)
     assert appl.hgetall("PORT_TABLE:PortConfigDone") == {"count": "32"}
-    assert appl.hgetall("PORT_TABLE:PortInitDone") == {"lanes": "0"}
+    # ready counts PortInitDone once portsyncd's stand-in has produced it (it may still be pending in
+    # _PORT_TABLE); the plain row appears when orchagent pops it
+    wait_until(lambda: appl.hgetall("PORT_TABLE:PortInitDone") == {"lanes": "0"}, timeout=15)
     assert appl.hgetall("PORT_TABLE:Ethernet0")["admin_status"] == "down"
     oid = switch_s6000.db(2).hget("COUNTERS_PORT_NAME_MAP", "Ethernet0")
     port = switch_s6000.db(1).hgetall(f"ASIC_STATE:SAI_OBJECT_TYPE_PORT:{oid}")
