@@ -46,6 +46,16 @@ COUNTER_FIELDS = [f"SAI_PORT_STAT_{name}" for name in (
     *(f"PFC_{p}_{d}_PKTS" for p in range(8) for d in ("RX", "TX")))]
 
 
+def _quiet_closed_streams(args: threading.ExceptHookArgs) -> None:
+    """pygnmi's reader thread raises CANCELLED when a subscription's channel is closed at the end of a
+    measurement: expected here, so not printed; anything else is."""
+    if "Channel closed" not in str(args.exc_value):
+        threading.__excepthook__(args)
+
+
+threading.excepthook = _quiet_closed_streams
+
+
 def percentile(values: list[float], pct: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * len(ordered) + 0.5) - 1))]

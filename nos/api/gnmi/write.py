@@ -33,7 +33,7 @@ from nos.api.gnmi.errors import GnmiError, InvalidArgument, Unimplemented
 from nos.api.gnmi.paths import Address, addresses, from_proto, has_wildcard
 from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
 from nos.config.files import parse_config
-from nos.config.transaction import TxResult, commit
+from nos.config.transaction import TxResult, commit, private_rows
 from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, Row
 from nos.db.errors import DbError
 from nos.schema.dbconfig import CONFIG_DB
@@ -268,15 +268,30 @@ def run(cdb: ConfigDBConnector, ops: Sequence[SetOp]) -> TxResult | None:
     """Apply the operations as one CONFIG_DB transaction (None for an empty request)."""
     if not ops:
         return None
-    try:
-        tables = None if any(op.table is None for op in ops) else {str(op.table) for op in ops}
-        return commit(cdb, lambda document: apply_ops(document, ops), tables=tables)
+    rows = touched_rows(ops)
+    try:  # tables=(): the build copies only the rows the operations touch (a one-field Set copies one row)
+        return commit(cdb, lambda document: apply_ops(private_rows(document, rows), ops), tables=())
     except ConfigValidationError as error:
         raise SetFailed(blame(error.errors, ops)) from None
     except ConfigConflict as error:
         raise SetFailed(f"{error}") from None
     except DbError as error:
         raise SetFailed(f"UNAVAILABLE: the switch's database is not answering: {error}; nothing applied") from None
+
+
+def touched_rows(ops: Sequence[SetOp]) -> dict[str, set[str] | None] | None:
+    """The rows ``apply_ops`` may modify: table -> row keys (None: the whole table); None: everything."""
+    rows: dict[str, set[str] | None] = {}
+    for op in ops:
+        if op.table is None:
+            return None
+        if op.key is None:
+            rows[op.table] = None
+        else:
+            keys = rows.setdefault(op.table, set())
+            if keys is not None:
+                keys.add(op.key)
+    return rows
 
 
 def blame(errors: Sequence[ConfigError], ops: Sequence[SetOp]) -> str:

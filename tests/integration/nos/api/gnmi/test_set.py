@@ -87,3 +87,14 @@ def test_a_root_replace_is_a_whole_configuration_and_a_root_get_reads_it(client,
     del whole["VLAN"], whole["VLAN_MEMBER"]
     client.set(replace=[(N, whole)], encoding="json_ietf")
     assert cdb.get_keys("VLAN") == [] and cdb.get_keys("VLAN_MEMBER") == [] and len(cdb.get_keys("PORT")) == 4
+
+
+def test_a_refused_set_leaves_the_servers_view_intact_for_the_next_one(client, cdb):
+    """Sets build on the server's cached snapshot, copying only the rows they touch: a refused Set must
+    not leave its half-built rows behind in that snapshot."""
+    with pytest.raises(gNMIException):
+        client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1500"), (f"{N}/PORT/Ethernet4/mtu", "abc")],
+                   encoding="json_ietf")
+    client.set(update=[(f"{N}/PORT/Ethernet8/description", "uplink")], encoding="json_ietf")
+    assert cdb.get_entry("PORT", "Ethernet0")["mtu"] != "1500"  # the second Set did not carry the first's row
+    assert cdb.get_entry("PORT", "Ethernet8")["description"] == "uplink"
