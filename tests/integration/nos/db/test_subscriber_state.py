@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from select import select as selectors_select
+
 import pytest
 
 from nos.db import KeyOpFieldsValues, Select, SubscriberStateTable, Table
@@ -95,3 +97,23 @@ def test_many_events_for_one_key_coalesce(dbs, raw):
         KeyOpFieldsValues.set("Ethernet0", {"mtu": "9049"}),
         KeyOpFieldsValues.set("Ethernet4", {"mtu": "1500"}),
     ]
+
+
+def test_a_reader_receives_only_its_own_tables_events(dbs, raw):
+    """orchagent reads one small APPL_DB table this way while routes stream into APPL_DB: the other
+    tables' events must not even reach the process (the socket stays quiet), as with swss-common's
+    per-table patterns."""
+    sub = SubscriberStateTable(dbs["APPL_DB"], "PFC_WD_TABLE")
+    select = Select()
+    select.add(sub)
+    appl = raw(0)
+    pipe = appl.pipeline(transaction=False)
+    for i in range(200):
+        pipe.hset(f"ROUTE_TABLE:10.{i}.0.0/24", "nexthop", "10.0.0.1")
+    pipe.execute()
+    appl.ping()  # every route event has been published by now
+    readable, _, _ = selectors_select([sub.fileno()], [], [], 0.3)
+    assert readable == []  # no route event reached the process
+    appl.hset("PFC_WD_TABLE:Ethernet0:3", "storm", "1")
+    [event] = drain(sub, select, 1)
+    assert event.key == "Ethernet0:3"
