@@ -80,9 +80,10 @@ def _report(log: Log, planned: Planned, cdb: ConfigDBConnector, dry_run: bool) -
         return
     log.notice(f"{SCOPE}: applying {_plural(len(ops), 'change')} in one transaction.")
     log.notice(f"{SCOPE}: verifying patch updates are reflected on ConfigDB.")
+    tables = {table: cdb.get_table(table) for table in {change.table for change in result.changes}}  # not per row
     for change in result.changes:
         expected = {} if change.mode == "delete" else (change.row or {})
-        if cdb.get_entry(change.table, change.key) != expected:
+        if tables[change.table].get(change.key, {}) != expected:
             log.notice(f"{SCOPE}: {change.table}|{change.key} changed again after the transaction (another writer)")
     log.notice(f"{SCOPE} patch application completed.")
 

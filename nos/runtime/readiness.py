@@ -119,7 +119,9 @@ def check_http(name: str, url: str, timeout: float = 1.0, tls: TlsFiles | None =
             return Check(name, reply.status == 200, f"{url} {body.get('status', reply.status)}")
     except (OSError, ValueError) as exc:
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        if tls is not None and tls.mutual and isinstance(reason, ssl.SSLError):
+        # a server certificate limited to serverAuth (the usual EKU) is refused as our client certificate:
+        # an alert in the handshake (SSLError) or, with TLS 1.3, a connection closed after it
+        if tls is not None and tls.mutual and isinstance(reason, ssl.SSLError | ConnectionResetError):
             return Check(name, True, f"{url} TLS listener up; health not read (mutual TLS wants a client "
                                      f"certificate signed by {tls.ca})")
         return Check(name, False, f"{url}: {exc}")

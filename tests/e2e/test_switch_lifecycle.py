@@ -221,15 +221,15 @@ def test_up_with_mutual_tls_and_credentials_on_all_addresses(tmp_path):
     from pygnmi.client import gNMIclient
 
     from nos.api import auth
-    from tests.integration.nos.api.gnmi.certs import Authority
+    from tests.integration.nos.api.certs import Authority
 
-    ca = Authority.create(tmp_path / "pki", "lab-ca")
-    server, client = ca.issue(tmp_path / "pki", "switch", server=True), ca.issue(tmp_path / "pki", "op", server=False)
+    ca = Authority(tmp_path / "pki", "lab-ca")
+    server, client = ca.issue("switch", server=True), ca.issue("op", server=False)
     creds = tmp_path / "users.json"
     auth.add_user(creds, "admin", auth.ADMIN, "admin-secret-1")
     sw = start_switch(tmp_path / "tls", "--sku", "Force10-S6000", "--gnmi-port", "0", "--bind", "0.0.0.0",
                       "--auth-file", str(creds), "--tls-cert", str(server.cert), "--tls-key", str(server.key),
-                      "--tls-ca", str(ca.pem.cert))
+                      "--tls-ca", str(ca.files.cert))
     try:
         assert sw.endpoints["rest"].startswith("https://127.0.0.1:")
         info = json.loads(sw.nos("status", "--json").stdout)
@@ -237,7 +237,7 @@ def test_up_with_mutual_tls_and_credentials_on_all_addresses(tmp_path):
         assert json.loads((sw.run_dir / "gnmi.json").read_text())["mode"] == "mutual-tls"
         host, port = sw.endpoints["gnmi"].rsplit(":", 1)
         with gNMIclient(target=(host, int(port)), username="admin", password="admin-secret-1",
-                        path_root=str(ca.pem.cert), path_cert=str(client.cert), path_key=str(client.key)) as gc:
+                        path_root=str(ca.files.cert), path_cert=str(client.cert), path_key=str(client.key)) as gc:
             reply = gc.get(path=["sonic-db:/CONFIG_DB/localhost/PORT/Ethernet0/lanes"], encoding="json_ietf")
         assert reply["notification"][0]["update"][0]["val"] == "25,26,27,28"
     finally:

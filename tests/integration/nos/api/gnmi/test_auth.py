@@ -11,7 +11,7 @@ from pygnmi.client import gNMIclient, gNMIException
 
 from nos.api import auth
 from nos.api.tls import TlsFiles
-from tests.integration.nos.api.gnmi.certs import Authority
+from tests.integration.nos.api.certs import Authority
 
 pytestmark = pytest.mark.integration
 
@@ -29,11 +29,11 @@ def credentials(tmp_path):
 
 @pytest.fixture
 def pki(tmp_path):
-    ca = Authority.create(tmp_path / "pki", "lab-ca")
-    rogue = Authority.create(tmp_path / "pki", "rogue-ca")
-    return {"ca": ca, "server": ca.issue(tmp_path / "pki", "switch", server=True),
-            "client": ca.issue(tmp_path / "pki", "operator", server=False),
-            "rogue_client": rogue.issue(tmp_path / "pki", "intruder", server=False)}
+    ca = Authority(tmp_path / "pki", "lab-ca")
+    rogue = Authority(tmp_path / "pki", "rogue-ca")
+    return {"ca": ca, "server": ca.issue("switch", server=True),
+            "client": ca.issue("operator", server=False),
+            "rogue_client": rogue.issue("intruder", server=False)}
 
 
 def status(error: gNMIException) -> grpc.StatusCode:
@@ -67,12 +67,12 @@ def test_tls_with_a_lab_ca_and_bearer_tokens(seeded, start_server, credentials, 
     token = auth.add_token(credentials, "ci", auth.READ_ONLY)
     server = start_server(auth_file=credentials, tls=TlsFiles(pki["server"].cert, pki["server"].key))
     with gNMIclient(target=("127.0.0.1", server.port), username="admin", password=ADMIN_PW,
-                    path_cert=str(pki["ca"].pem.cert), gnmi_timeout=5) as gc:  # pygnmi: path_cert = trusted root
+                    path_cert=str(pki["ca"].files.cert), gnmi_timeout=5) as gc:  # pygnmi: path_cert = trusted root
         assert gc.capabilities()["gnmi_version"] == "0.8.0"
     with gNMIclient(target=("127.0.0.1", server.port), username="admin", password=ADMIN_PW,
-                    path_root=str(pki["ca"].pem.cert), skip_verify=True, gnmi_timeout=5) as gc:
+                    path_root=str(pki["ca"].files.cert), skip_verify=True, gnmi_timeout=5) as gc:
         assert gc.capabilities()["gnmi_version"] == "0.8.0"  # pygnmi fetches the server's certificate
-    with gNMIclient(target=("127.0.0.1", server.port), token=token, path_cert=str(pki["ca"].pem.cert)) as gc:
+    with gNMIclient(target=("127.0.0.1", server.port), token=token, path_cert=str(pki["ca"].files.cert)) as gc:
         assert gc.get(path=[f"{N}/PORT/Ethernet0/mtu"], encoding="json_ietf")["notification"]
         with pytest.raises(gNMIException) as error:
             gc.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1500")], encoding="json_ietf")
@@ -85,8 +85,8 @@ def test_tls_with_a_lab_ca_and_bearer_tokens(seeded, start_server, credentials, 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # pygnmi leaves its PEM files open
 def test_mutual_tls_accepts_the_lab_ca_client_and_refuses_another_ca(seeded, start_server, credentials, pki):
     server = start_server(auth_file=credentials,
-                          tls=TlsFiles(pki["server"].cert, pki["server"].key, pki["ca"].pem.cert))
-    ca = str(pki["ca"].pem.cert)
+                          tls=TlsFiles(pki["server"].cert, pki["server"].key, pki["ca"].files.cert))
+    ca = str(pki["ca"].files.cert)
     good, bad = pki["client"], pki["rogue_client"]
     with gNMIclient(target=("127.0.0.1", server.port), username="admin", password=ADMIN_PW, path_root=ca,
                     path_cert=str(good.cert), path_key=str(good.key)) as gc:

@@ -20,7 +20,7 @@ from nos.api.rest.app import create_app
 from nos.api.tls import TlsFiles
 from nos.db import ConfigDBConnector, Databases
 from tests.conftest import wait_until
-from tests.integration.nos.api.rest.certs import Authority
+from tests.integration.nos.api.certs import Authority
 from tests.integration.nos.api.rest.servers import serving
 
 pytestmark = pytest.mark.integration

@@ -1,4 +1,5 @@
-"""Throw-away X.509 material for TLS tests: a CA, and certificates it signs (EC P-256, one day)."""
+"""Throw-away X.509 material for the REST and gNMI TLS tests: a CA, and certificates it signs (EC P-256,
+one day)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def _name(common: str) -> x509.Name:
 
 
 def _write(directory: Path, stem: str, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> Issued:
+    directory.mkdir(parents=True, exist_ok=True)
     cert_path, key_path = directory / f"{stem}.crt", directory / f"{stem}.key"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
