@@ -101,8 +101,12 @@ def test_poll_resends_everything_for_each_poll(client, seeded):
                                        "subscription": [{"path": f"{N}/PORT/Ethernet8/mtu"}]})
     assert updates(sub.get_update(timeout=5)) == {"CONFIG_DB/localhost/PORT/Ethernet8/mtu": "9100"}
     seeded[CONFIG_DB].client.hset("PORT|Ethernet8", "mtu", "1500")
-    polled = sub.get_update(timeout=5)
-    assert polled["sync_response"] and updates(polled) == {"CONFIG_DB/localhost/PORT/Ethernet8/mtu": "1500"}
+    # pygnmi sends a Poll on every get_update, the first one included, so the answer to a Poll sent
+    # before the write may still be queued: poll until the write shows, each answer a whole resend
+    answers: list[dict] = []
+    wait_until(lambda: answers.append(sub.get_update(timeout=5)) or updates(answers[-1]) == {
+        "CONFIG_DB/localhost/PORT/Ethernet8/mtu": "1500"}, timeout=10, interval=0)
+    assert all(a["sync_response"] and len(updates(a)) == 1 for a in answers)
 
 
 @pytest.mark.parametrize(("subscription", "text"), [
