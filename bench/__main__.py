@@ -8,7 +8,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import boot, db, gnmi, reload, rest, routes
+from bench import boot, db, forward, gnmi, reload, rest, routes, traffic
 from nos.runtime.redis_server import RedisServer
 
 
@@ -58,7 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
-    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "gnmi", "rest"])
+    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "gnmi", "rest", "forward", "traffic"])
     parser.add_argument("--routes", type=int, default=100_000)
     parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
@@ -93,6 +93,12 @@ def main() -> None:
     if args.only in (None, "rest"):
         out["rest"] = rest.run()
         rest.report(out["rest"])
+    if args.only in (None, "forward"):
+        out["forward"] = forward.run(runs=args.runs)
+        forward.report(out["forward"])
+    if args.only in (None, "traffic"):
+        out["traffic"] = traffic.run_all(args.runs)
+        traffic.report(out["traffic"])
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=2) + "\n")
 

@@ -197,6 +197,21 @@ class CounterWriter:
         """The shell applied ASIC_STATE changes: objects may have come or gone."""
         self.dirty = True
 
+    def resync_now(self) -> None:
+        """Make the stat rows follow the store now (before counting into objects created a moment ago)."""
+        if self.dirty:
+            pipe = self.counters.client.pipeline(transaction=False)
+            self._resync(pipe)
+            pipe.execute()
+
+    def poll_now(self) -> None:
+        """Poll every enabled group at once (a traffic run just counted): COUNTERS_DB shows it now."""
+        now = self.clock()
+        for state in self.groups.values():
+            if state.enabled and state.group.key != WATCHDOG_GROUP:  # its timers count real polls
+                state.next_due = min(state.next_due, now)
+        self._guarded("poll_now", lambda: self.step(now))
+
     # -- the clock -------------------------------------------------------------------------------
     def tick(self) -> None:
         self._guarded("tick", lambda: self.step(self.clock()))

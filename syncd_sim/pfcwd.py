@@ -187,6 +187,26 @@ class PfcWatchdog:
             else:
                 self.paused.pop(queue, None)
 
+    def rows(self) -> dict[str, dict[str, str]]:
+        """Watched queue oid -> its watchdog settings for the fast path's compiler: PFC_WD_DETECTION_TIME
+        and PFC_WD_RESTORATION_TIME in ms (COUNTERS_DB holds them in µs), PFC_WD_ACTION, PFC_WD_STATUS."""
+        queues = sorted(self.watched)
+        if not queues:
+            return {}
+        read = self.counters.client.pipeline(transaction=False)
+        for queue in queues:
+            read.hmget(f"{COUNTERS_TABLE}:{queue}", WATCH_FIELDS)
+        out = {}
+        for queue, values in zip(queues, read.execute(), strict=True):
+            watch = Watch.from_values(values)
+            row = {"PFC_WD_ACTION": watch.action or "drop", "PFC_WD_STATUS": watch.status or ""}
+            if watch.detection_us:
+                row["PFC_WD_DETECTION_TIME"] = str(watch.detection_us // 1000)
+            if watch.restoration_us:
+                row["PFC_WD_RESTORATION_TIME"] = str(watch.restoration_us // 1000)
+            out[queue] = row
+        return out
+
     # -- FLEX_COUNTER_DB -----------------------------------------------------------------------------
     def on_flex_row(self, task: KeyOpFieldsValues) -> Result:
         """``FLEX_COUNTER_TABLE:<group>:<oid>``: a queue registered in (or removed from) PFC_WD."""

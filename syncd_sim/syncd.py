@@ -33,6 +33,7 @@ from nos.schema.tables import (
 )
 from syncd_sim.behaviours import AsicBehaviour
 from syncd_sim.counters import CounterWriter
+from syncd_sim.fastpath_shell import FastPathShell
 from syncd_sim.objects import Change, ObjectStore, Outcome
 from syncd_sim.platform import load_platform
 from syncd_sim.protocol import BULK_OPS, INIT_VIEW, NOTIFY_SYNCD_ATTR, Request, decode, split_bulk_attrs
@@ -85,6 +86,8 @@ class Syncd:
         self.behaviour = AsicBehaviour(load_platform(self._hwsku()))
         self.store = ObjectStore(self.alloc, self.behaviour)
         self.counters = CounterWriter(dbs, lambda: self.store)  # COUNTERS_DB, polled on the runner's timer
+        self.fastpath = FastPathShell(dbs, lambda: self.store, self.counters,  # compiled tables, traces, traffic
+                                      self.asic_changed)
         self._write = self.asic.script("syncd_write_changes", WRITE_CHANGES)
         self._frozen = 0  # objects in the store when the heap was last frozen (see on_ready)
         self._restore()
@@ -114,6 +117,7 @@ class Syncd:
         """Wire the daemon: the ASIC_STATE request queue, and the counter writer's inputs and timer."""
         runner.add_selectable(self.requests, self.on_ready)
         self.counters.register(runner)
+        self.fastpath.register(runner)
 
     # -- the loop body ---------------------------------------------------------------------------
     def on_ready(self) -> None:
@@ -123,6 +127,7 @@ class Syncd:
         self._flush(batch)
         if batch.changes:
             self.counters.objects_changed()
+            self.fastpath.changed()
         if len(self.store.objects) - self._frozen >= FREEZE_EVERY:
             # The object store is long-lived and free of cycles: keep it out of every full cyclic-GC
             # pass (they took 100+ ms at 100k routes and stalled the request stream).
@@ -199,6 +204,13 @@ class Syncd:
             self.responses.send(batch.responses)
         self._notify_oper_changes()
 
+    def asic_changed(self, changes: list[Change], notes: list[tuple[str, str]]) -> None:
+        """The ASIC changed its own state (learnt MACs): persist like a batch's changes, then notify,
+        as syncd writes a learnt entry into ASIC_STATE before it sends ``fdb_event``."""
+        self._flush(Batch(changes=changes))
+        for op, data in notes:
+            self.notifications.send(op, data)
+
     def _notify_oper_changes(self) -> None:
         changes, self.behaviour.oper_changes = self.behaviour.oper_changes, []
         for port, status in changes:
@@ -219,6 +231,7 @@ class Syncd:
         self.behaviour = AsicBehaviour(load_platform(self._hwsku()))
         self.store = ObjectStore(self.alloc, self.behaviour)
         self.counters.objects_changed()
+        self.fastpath.changed()
 
 
 # -- request handlers ------------------------------------------------------------------------------

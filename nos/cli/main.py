@@ -9,6 +9,8 @@ from nos.cli.config import config
 from nos.cli.roce import roce
 from nos.cli.show import show
 from nos.cli.switch import down, redis_cli, status, up
+from nos.cli.trace import trace
+from nos.cli.traffic import traffic
 from nos.cli.user import token, user
 
 
@@ -27,6 +29,8 @@ cli.add_command(show)
 cli.add_command(user)
 cli.add_command(token)
 cli.add_command(roce)
+cli.add_command(traffic)
+cli.add_command(trace)
 
 
 def main() -> None:

@@ -53,6 +53,11 @@ class Runner:
         self._others.append((item, on_ready))
         self._select.add(item)
 
+    def remove_selectable(self, item: Selectable) -> None:
+        """Stop waiting on ``item`` (a finished child's pipe, say)."""
+        self._others = [(other, cb) for other, cb in self._others if other is not item]
+        self._select.remove(item)
+
     def add_timer(self, name: str, interval: float, callback: Callable[[], None]) -> Timer:
         timer = Timer(name, interval, callback)
         timer.arm(time.monotonic())

@@ -163,3 +163,11 @@ APP_PFC_WD_INSTORM_TABLE_NAME = "PFC_WD_TABLE_INSTORM"   # APPL_DB plain hash pe
 PFC_WD_ACTION_CHANNEL = "PFC_WD_ACTION"                  # COUNTERS_DB channel: ["<queue oid>", "storm"|"restore"]
 FLEX_COUNTER_TABLE = "FLEX_COUNTER_TABLE"                # FLEX_COUNTER_DB "FLEX_COUNTER_TABLE:<GROUP>:<oid>"
 FLEX_COUNTER_GROUP_TABLE = "FLEX_COUNTER_GROUP_TABLE"    # FLEX_COUNTER_DB "FLEX_COUNTER_GROUP_TABLE:<GROUP>"
+
+# ---- Traffic runs and packet traces (issue 6; not in SONiC) --------------------------------------
+# STATE_DB hashes written by a client (nos.traffic.client) and answered by syncd_sim; the channels
+# (STATE_DB) carry the hash's id.
+NOS_TRAFFIC_JOB = "NOS_TRAFFIC_JOB"           # <id>: scenario, state, progress, sim_time_s, error, result
+NOS_TRAFFIC_REQUEST = "NOS_TRAFFIC_REQUEST"   # channel: <id> of a queued NOS_TRAFFIC_JOB
+NOS_TRACE = "NOS_TRACE"                       # <id>: packet, state, error, result
+NOS_TRACE_REQUEST = "NOS_TRACE_REQUEST"       # channel: <id> of a queued NOS_TRACE

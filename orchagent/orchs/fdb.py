@@ -13,20 +13,34 @@ What fdborch does for provisioned MACs (``doTask``, ``addFdbEntry``, ``removeFdb
   deleted): dynamic ones are forgotten, static ones are held and re-programmed when it joins again.
   A port or LAG going oper down flushes its dynamic entries (SAI flush's default entry type).
 
-Learned MACs (syncd ``fdb_event``) are not handled: the simulated ASIC does not report learning yet.
+And for MACs the ASIC learns (``update(sai_fdb_event_t, ...)``, syncd's ``fdb_event`` on ASIC_DB
+``NOTIFICATIONS``; syncd has already written the entry into ASIC_STATE):
+
+* ``SAI_FDB_EVENT_LEARNED``: a MAC not yet known is recorded on the port/LAG that owns the bridge port
+  and STATE_DB ``FDB_TABLE|Vlan<id>:<mac>`` {port, type dynamic} is written; a MAC already known is
+  ignored. ``SAI_FDB_EVENT_MOVE``: the entry now points at the new port (a report of where it already
+  is is ignored). An unknown VLAN or bridge port is logged and ignored, as fdborch does.
+* ``SAI_FDB_EVENT_AGED``: the entry is forgotten and its STATE_DB row deleted (static entries never age).
+  ``SAI_FDB_EVENT_FLUSHED``: the dynamic entries of the bridge port and/or VLAN it names (all of them
+  when it names neither) are forgotten likewise.
+* A learnt entry is flushed like a provisioned dynamic one (a member leaving its VLAN, a port going
+  down); deleting its APPL_DB row does not remove it (fdborch ``removeFdbEntry`` ignores a delete whose
+  origin differs), and an APPL_DB row for it takes it over (a SAI set).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nos.daemon.task import Result, TaskStatus
-from nos.db import Table
+from nos.db import Notification, Table
 from nos.db.keyops import KeyOpFieldsValues
 from nos.sai.keys import fdb_key
 from nos.sai.ops import SaiOp
+from nos.sai.types import NULL_OID
 from nos.sai.types import ObjectType as T
 from nos.schema.dbconfig import APPL_DB, STATE_DB
 from nos.schema.tables import APP_FDB_TABLE_NAME, STATE_FDB_TABLE_NAME
@@ -52,6 +66,9 @@ CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME),)
 PRODUCES = ((STATE_DB, STATE_FDB_TABLE_NAME),)
 
 DYNAMIC, STATIC = "dynamic", "static"
+FDB_EVENT = "fdb_event"
+LEARNED, AGED, MOVE, FLUSHED = (f"SAI_FDB_EVENT_{e}" for e in ("LEARNED", "AGED", "MOVE", "FLUSHED"))
+BRIDGE_PORT_ID = "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID"
 FDB_TYPES = {DYNAMIC: "SAI_FDB_ENTRY_TYPE_DYNAMIC", STATIC: "SAI_FDB_ENTRY_TYPE_STATIC"}
 
 
@@ -99,6 +116,18 @@ class Installed:
     entry: FdbEntry
     key: str
     bridge_port: str
+    learnt: bool = False     # reported by the ASIC (fdb_event), not provisioned in APPL_DB
+
+
+@dataclass(frozen=True)
+class FdbNotice:
+    """One entry of syncd's ``fdb_event`` (null oids as ``""``)."""
+
+    event: str
+    key: str             # the entry's SAI key (canonical JSON)
+    bvid: str
+    mac: str             # SAI form
+    bridge_port: str
 
 
 # ---- parse / plan ------------------------------------------------------------------------------
@@ -135,6 +164,57 @@ def plan(entry: FdbEntry, vlan_oid: str, target: Bridgeable | None, current: Ins
 
 def plan_flush(entries: Iterable[Installed]) -> tuple[SaiOp, ...]:
     return tuple(SaiOp.remove(T.FDB_ENTRY, installed.key) for installed in entries)
+
+
+def _oid(value: object) -> str:
+    return "" if not isinstance(value, str) or value == NULL_OID else value
+
+
+def parse_notice(item: object) -> FdbNotice:
+    """One item of an ``fdb_event`` (sairedis ``sai_serialize_fdb_event_ntf``); raises ValueError."""
+    if not isinstance(item, dict):
+        raise ValueError("not an object")
+    key = json.loads(str(item.get("fdb_entry", "")))
+    attrs = item.get("list") or []
+    if not isinstance(key, dict) or not isinstance(attrs, list):
+        raise ValueError("fdb_entry is not a JSON object or list is not a list")
+    bridge_port = next((a.get("value") for a in attrs if isinstance(a, dict) and a.get("id") == BRIDGE_PORT_ID), "")
+    bvid, mac = _oid(key.get("bvid")), to_mac(str(key.get("mac", "")))
+    return FdbNotice(str(item.get("fdb_event", "")), fdb_key(mac, bvid, _oid(key.get("switch_id"))), bvid, mac,
+                     _oid(bridge_port))
+
+
+def parse_fdb_event(data: str) -> list[FdbNotice]:
+    """The notification's entries; malformed ones are logged and left out."""
+    try:
+        items = json.loads(data)
+    except ValueError:
+        items = None
+    if not isinstance(items, list):
+        log.warning("orch.fdb.bad_notification data=%s", data[:200])
+        return []
+    out = []
+    for item in items:
+        try:
+            out.append(parse_notice(item))
+        except ValueError as why:
+            log.warning("orch.fdb.bad_notification item=%s reason=%s", str(item)[:200], why)
+    return out
+
+
+def plan_learnt(notice: FdbNotice, vlan: str, vid: int, port: str, current: Installed | None) -> Installed | None:
+    """fdborch ``update`` for LEARNED and MOVE: the entry to record, None when nothing changes (a
+    LEARNED of a MAC already known, a report of where it already is)."""
+    if current is not None and (notice.event == LEARNED or current.bridge_port == notice.bridge_port):
+        return None
+    return Installed(FdbEntry(vlan, vid, notice.mac, port, DYNAMIC), notice.key, notice.bridge_port, learnt=True)
+
+
+def flushed(notice: FdbNotice, installed: Iterable[Installed], vlan: str) -> list[Installed]:
+    """The dynamic entries a FLUSHED event names (by bridge port and/or VLAN; all when neither)."""
+    return [i for i in installed if i.entry.type == DYNAMIC
+            and (not notice.bridge_port or i.bridge_port == notice.bridge_port)
+            and (not notice.bvid or i.entry.vlan == vlan)]
 
 
 # ---- the orch ----------------------------------------------------------------------------------
@@ -181,11 +261,55 @@ class FdbOrch:
         current = self.installed.get((vlan, mac))
         if current is None:
             return Result.success() if held else Result.ignored(f"no FDB entry {vlan}:{mac}")
+        if current.learnt:
+            return Result.ignored(f"{vlan}:{mac} was learnt by the ASIC, not provisioned")
         result = self.deps.sai.apply(plan_flush([current]))
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
         self._forget([current], hold_static=False)
         return Result.success()
+
+    # -- syncd's fdb_event ------------------------------------------------------------------------
+    def on_notifications(self, notes: list[Notification]) -> None:
+        for note in notes:
+            if note.op == FDB_EVENT:
+                for notice in parse_fdb_event(note.data):
+                    self._on_notice(notice)
+
+    def _on_notice(self, notice: FdbNotice) -> None:
+        vlan = self.deps.registry.get(self.deps.registry.name_of(notice.bvid) or "") if notice.bvid else None
+        vlan_name = vlan.name if vlan is not None and vlan.kind is Kind.VLAN else ""
+        if notice.event == FLUSHED:
+            self._forget(flushed(notice, list(self.installed.values()), vlan_name), hold_static=False)
+        elif notice.event == AGED:
+            current = self.installed.get((vlan_name, notice.mac))
+            if current is not None and current.entry.type == DYNAMIC:
+                self._forget([current], hold_static=False)
+        elif notice.event in (LEARNED, MOVE):
+            self._learnt(notice, vlan_name)
+        else:
+            log.warning("orch.fdb.unknown_event event=%s key=%s", notice.event, notice.key)
+
+    def _learnt(self, notice: FdbNotice, vlan: str) -> None:
+        port = self._bridge_port_owner(notice.bridge_port)
+        if not vlan or port is None:
+            log.error("orch.fdb.learn_unresolved event=%s key=%s bridge_port=%s", notice.event, notice.key,
+                      notice.bridge_port)
+            return
+        current = self.installed.get((vlan, notice.mac))
+        recorded = plan_learnt(notice, vlan, parse_vlan_name(vlan), port, current)
+        if recorded is None:
+            return
+        self.installed[recorded.entry.ident] = recorded
+        self.state.set(recorded.entry.state_key, {"port": port, "type": DYNAMIC})
+        log.info("orch.fdb.learnt event=%s key=%s:%s port=%s", notice.event, vlan, notice.mac, port)
+
+    def _bridge_port_owner(self, bridge_port: str) -> str | None:
+        """The port or LAG whose bridge port this is."""
+        if not bridge_port:
+            return None
+        return next((i.name for i in self.deps.registry.interfaces.values()
+                     if i.bridge_port == bridge_port and i.kind in (Kind.PORT, Kind.LAG)), None)
 
     # -- events ----------------------------------------------------------------------------------
     def _on_member(self, event: VlanMemberChanged) -> None:

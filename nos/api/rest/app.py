@@ -18,7 +18,7 @@ from nos import __version__
 from nos.api.auth import Authenticator
 from nos.api.rest import errors
 from nos.api.rest.context import ApiContext
-from nos.api.rest.routes import config, counters, intents, operations, state, system
+from nos.api.rest.routes import config, counters, intents, operations, state, system, traffic
 from nos.api.rest.security import authenticator_dependency
 from nos.db.connector import Databases
 
@@ -50,7 +50,7 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
         app.include_router(module.router(ctx), dependencies=guarded)
     app.include_router(system.status_router(ctx), dependencies=guarded)
     app.include_router(system.metrics_router(ctx), dependencies=guarded)
-    for module in (state, operations, intents):
+    for module in (state, operations, intents, traffic):
         app.include_router(module.router(ctx), dependencies=guarded)
     return app
 

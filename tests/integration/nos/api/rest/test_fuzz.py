@@ -35,6 +35,7 @@ pytestmark = pytest.mark.integration
 FUZZ = settings(deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck),
                 print_blob=True)
 WRITES = ("PUT", "POST", "PATCH", "DELETE")
+TRACE = "POST /api/v1/trace/packet "
 VALUES = ("", "0", "1", "-1", "9100", "65536", "up", "down", "true", "rs", "none", "100000", "400000", "abc",
           "10.0.0.1/31", "Ethernet0", "Ethernet999", "1,2,3,4", "0-7", "[BUFFER_PROFILE|x]", "lossless", "\u00e9")
 
@@ -51,7 +52,9 @@ class Checker:
 
     def check(self, method: str, status: int, before: int, idle: bool, what: str) -> None:
         self.statuses[status] = self.statuses.get(status, 0) + 1
-        assert status < 500, what
+        # This fixture is the REST app without syncd_sim: a packet trace that passed validation can only
+        # get the documented 503 "syncd_sim is not listening" (decided before anything is sent).
+        assert status < 500 or (status == 503 and what.startswith(TRACE)), what
         if method not in WRITES:
             return
         if 200 <= status < 300:

@@ -1,0 +1,118 @@
+"""Issue 6's acceptance on a whole NOS-SIM-128x400G switch: the shipped scenarios run against what the
+switch has programmed, and the switch's own counters show the run.
+
+RoCE intent on: the 64-to-1 incast loses nothing and the switch pauses the senders; intent off: DSCP 26
+falls into SONiC's lossy TC1 and the same incast drops, and the AllReduce ring's GPUs wait longer on
+the network. ``nos show pfc counters`` / ``nos show queue counters`` report both afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import wait_until
+from tests.e2e.conftest import RunningSwitch, nos, start_switch
+
+pytestmark = pytest.mark.e2e
+
+SKU = "NOS-SIM-128x400G"
+PFC_ATTR = "SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL"
+LOSSLESS_3 = "8"        # the nvidia profile: PFC on priority 3 only
+LOSSLESS_3_4 = "24"     # the SKU's default: priorities 3 and 4
+
+
+@pytest.fixture(scope="module")
+def switch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSwitch]:
+    sw = start_switch(tmp_path_factory.mktemp("traffic"), "--sku", SKU)
+    yield sw
+    sw.close()
+    nos("down", "--run-dir", str(sw.run_dir), check=False)
+
+
+def wait_pfc_bitmask(sw: RunningSwitch, value: str) -> None:
+    """Every front-panel port's PFC bitmask in ASIC_DB is ``value`` (the intent reached the ASIC)."""
+    asic = sw.db(1)
+
+    def done() -> bool:
+        ports = [k for k in asic.scan_iter("ASIC_STATE:SAI_OBJECT_TYPE_PORT:*", count=1000)]
+        values = [asic.hget(k, PFC_ATTR) for k in ports]
+        return sum(v == value for v in values) == 128
+
+    wait_until(done, timeout=30)
+
+
+def run(sw: RunningSwitch, scenario: str) -> dict:
+    out = sw.nos("traffic", "run", scenario, "--json", "--timeout", "120")
+    return json.loads(out.stdout)
+
+
+def number(text: str) -> int:
+    return int(str(text).replace(",", "")) if str(text).replace(",", "").isdigit() else 0
+
+
+def wait_share(doc: dict) -> float:
+    ring = next(w for w in doc["workloads"] if w["kind"] == "allreduce")
+    return float(ring["allreduce"]["gpu_wait_share"])
+
+
+@pytest.fixture(scope="module")
+def intent_on(switch: RunningSwitch) -> dict[str, dict]:
+    switch.nos("config", "roce", "enable")
+    wait_pfc_bitmask(switch, LOSSLESS_3)
+    return {"incast": run(switch, "incast-64to1"), "allreduce": run(switch, "allreduce-8gpu"),
+            "pfc": json.loads(switch.nos("show", "pfc", "counters", "--json").stdout),
+            "queues": json.loads(switch.nos("show", "queue", "counters", "Ethernet0", "--json").stdout)}
+
+
+@pytest.fixture(scope="module")
+def intent_off(switch: RunningSwitch, intent_on: dict[str, dict]) -> dict[str, dict]:
+    switch.nos("config", "roce", "disable")
+    wait_pfc_bitmask(switch, LOSSLESS_3_4)
+    return {"incast": run(switch, "incast-64to1"), "allreduce": run(switch, "allreduce-8gpu"),
+            "queues": json.loads(switch.nos("show", "queue", "counters", "Ethernet0", "--json").stdout)}
+
+
+def test_incast_with_the_intent_is_lossless_and_pauses(intent_on: dict[str, dict]) -> None:
+    doc = intent_on["incast"]
+    summary = doc["summary"]
+    assert doc["workloads"][0]["class"]["lossless"] is True
+    assert summary["drop_pkts"] == 0 and summary["dropped_bytes"] == 0
+    assert summary["finished"] == summary["flows"] == 64
+    assert summary["pfc_tx_frames"] > 0          # the switch paused the senders
+    tx = intent_on["pfc"]["tx"]
+    paused_senders = [p for p in (f"Ethernet{4 * i}" for i in range(1, 65)) if number(tx[p]["PFC3"]) > 0]
+    assert len(paused_senders) >= 32, paused_senders   # pauses visible in `show pfc counters`
+    uc3 = intent_on["queues"]["Ethernet0"]["UC3"]
+    assert number(uc3["totalpacket"]) > 0 and number(uc3["droppacket"]) == 0
+
+
+def test_incast_without_the_intent_drops(intent_on: dict[str, dict], intent_off: dict[str, dict]) -> None:
+    doc = intent_off["incast"]
+    assert doc["workloads"][0]["class"]["lossless"] is False   # DSCP 26 -> TC1 in the AZURE map
+    assert doc["summary"]["drop_pkts"] > 0
+    before = number(intent_on["queues"]["Ethernet0"]["UC1"]["droppacket"])
+    after = number(intent_off["queues"]["Ethernet0"]["UC1"]["droppacket"])
+    assert after - before > 0                     # drops visible in `show queue counters`
+
+
+def test_allreduce_waits_longer_without_the_intent(intent_on: dict[str, dict], intent_off: dict[str, dict]) -> None:
+    on, off = wait_share(intent_on["allreduce"]), wait_share(intent_off["allreduce"])
+    assert off > on, (on, off)
+
+
+def test_trace_packet_explains_classification(switch: RunningSwitch, intent_on: dict[str, dict]) -> None:
+    out = switch.nos("trace", "packet", "--in-port", "Ethernet4", "--dscp", "3", "--json")
+    doc = json.loads(out.stdout)
+    stages = [step["stage"] for step in doc["steps"]]
+    assert stages and "result" in doc
+    assert any("tc" in json.dumps(step).lower() for step in doc["steps"])
+
+
+def test_scenarios_shipped_parse() -> None:
+    from nos.traffic.scenario import parse_scenario
+    for path in sorted((Path(__file__).resolve().parents[2] / "configs" / "scenarios").glob("*.yaml")):
+        assert parse_scenario(path.read_text()).name == path.stem
