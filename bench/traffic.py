@@ -8,8 +8,10 @@ Cases (``build_tables(n_ports=128)``: TH5 buffers, AZURE maps, PFC on priorities
 * ``full-load``: all 128 ports at 400G for 10 ms: all-to-all, 16,256 flows of 4 MB (each NIC is busy
   for ~10.4 ms, the run stops at 10 ms);
 * extra, not targets: ``incast-10MB-dcqcn`` (ECN 150 KB / 1.5 MB / 100 % and DCQCN on every sender:
-  DCQCN events come every few microseconds, each a step), and ``a2a-random-1ms`` (all-to-all with
-  sizes drawn from 0.1-5 MB: one step per flow that finishes, so steps grow with distinct events).
+  DCQCN events come every few microseconds, each a step), ``a2a-random-10ms`` (all-to-all with
+  sizes drawn from 0.1-5 MB: one step per flow that finishes, so steps grow with distinct events) and
+  ``oversub-2to1-dcqcn-10ms`` (all 128 ports send line rate, two senders to each of 64 receivers, so
+  every receiver is 2:1 congested, with ECN and DCQCN: a full load that marks and reacts).
 
 Printed: medians over ``runs`` runs of wall time, simulated time and steps; peak memory is measured in
 one more run under ``tracemalloc`` (numpy reports its buffers to it) plus the process's peak RSS.
@@ -57,6 +59,18 @@ def all_to_all(sizes: Callable[[int], Any], max_time_s: float) -> Case:
     return build
 
 
+def oversubscribed(size: int, max_time_s: float) -> Case:
+    """Every port sends line rate to one of 64 receivers, two senders each: every receiver 2:1 congested."""
+    def build(tables: Tables) -> tuple[Nics, Flows, RunConfig]:
+        receivers = np.random.default_rng(0).permutation(PORTS)[:PORTS // 2]
+        src = np.arange(PORTS)
+        dst = receivers[src // 2]
+        keep = src != dst
+        flows = Flows.of(src[keep], dst[keep], src[keep], dst[keep], size, tc=3, dcqcn=True)
+        return Nics.of(np.arange(PORTS)), flows, RunConfig(max_time_s=max_time_s)
+    return build
+
+
 def _ecn_tables() -> Tables:
     ecn = np.zeros((PORTS, 8), dtype=bool)
     ecn[:, 3] = True
@@ -68,8 +82,9 @@ CASES: dict[str, tuple[Case, str, float | None]] = {
     "incast-10MB": (incast(10_000_000), "plain", 0.2),
     "full-load": (all_to_all(lambda n: np.full(n, 4_000_000), 10e-3), "plain", 5.0),
     "incast-10MB-dcqcn": (incast(10_000_000, dcqcn=True), "ecn", None),
-    "a2a-random-1ms": (all_to_all(lambda n: np.random.default_rng(0).integers(100_000, 5_000_000, n), 1e-3),
-                       "plain", None),
+    "a2a-random-10ms": (all_to_all(lambda n: np.random.default_rng(0).integers(100_000, 5_000_000, n), 10e-3),
+                        "plain", None),
+    "oversub-2to1-dcqcn-10ms": (oversubscribed(300_000_000, 10e-3), "ecn", None),
 }
 
 

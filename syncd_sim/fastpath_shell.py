@@ -51,6 +51,11 @@ if TYPE_CHECKING:  # the compiler, model and forwarding load numpy: imported on 
 
 log = logging.getLogger(__name__)
 
+CONSUMES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRAFFIC_REQUEST), (STATE_DB, NOS_TRACE),
+            (STATE_DB, NOS_TRACE_REQUEST), (CONFIG_DB, CFG_PORT_CABLE_LEN_TABLE_NAME),
+            (COUNTERS_DB, COUNTERS_BUFFER_POOL_NAME_MAP))
+PRODUCES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRACE))
+
 QUIET_S = 0.5        # recompile once the store has been unchanged this long ...
 MAX_STALE_S = 10.0   # ... or this long after the first change (a steady stream of changes)
 MAX_WAIT_S = 10.0    # a traffic run waits at most this long for the store to settle (orchagent programming)

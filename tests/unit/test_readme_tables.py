@@ -19,7 +19,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 BEGIN, END = "<!-- tables:begin -->", "<!-- tables:end -->"
 
 
-EXTRA = ("orchagent.main", "orchagent.sairedis", "syncd_sim.syncd", "syncd_sim.counters", "syncd_sim.pfcwd")
+EXTRA = ("orchagent.main", "orchagent.sairedis", "syncd_sim.syncd", "syncd_sim.counters", "syncd_sim.pfcwd",
+         "syncd_sim.fastpath_shell")
 
 
 def modules() -> list[str]:
