@@ -5,17 +5,13 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 import redis
 
-from nos.config.files import read_config_file
-from nos.db import ConfigDBConnector, Databases
-from nos.paths import skus_dir
+from tests.integration.nos.cli.conftest import run_dir, sku_config  # noqa: F401  (the same fixtures)
 
 STATE_DB_ID = 6
 Handler = Callable[[redis.Redis, str], None]
@@ -78,18 +74,3 @@ def finish_with(document: dict[str, object]) -> Handler:
         client.hset(key, mapping={"state": "done", "progress": "1", "result": json.dumps(document)})
 
     return handle
-
-
-@pytest.fixture
-def run_dir(tmp_path: Path, redis_url: str) -> str:
-    """A run directory as ``nos up`` leaves it, for a switch whose Redis is the test server."""
-    (tmp_path / "endpoints.json").write_text(json.dumps({"redis": redis_url}))
-    (tmp_path / "supervisor.pid").write_text(str(os.getpid()))
-    return str(tmp_path)
-
-
-@pytest.fixture
-def sku_config(dbs: Databases) -> Databases:
-    """CONFIG_DB holding NOS-SIM-128x400G's default config_db.json."""
-    ConfigDBConnector(dbs["CONFIG_DB"]).mod_config(read_config_file(skus_dir() / "NOS-SIM-128x400G" / "config_db.json"))
-    return dbs
