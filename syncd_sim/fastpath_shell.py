@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from nos.daemon.runner import Runner
 from nos.db import Table
 from nos.db.connector import Databases
+from nos.db.notification import encode_notification
 from nos.db.subscription import Subscription
 from nos.sai.types import ObjectType as T
 from nos.schema.dbconfig import CONFIG_DB, COUNTERS_DB, STATE_DB
@@ -40,10 +41,12 @@ from nos.schema.tables import (
     NOS_TRACE_REQUEST,
     NOS_TRAFFIC_JOB,
     NOS_TRAFFIC_REQUEST,
+    PFC_WD_ACTION_CHANNEL,
 )
 from syncd_sim.counters import CounterWriter
 from syncd_sim.fastpath import requests
 from syncd_sim.objects import Change, ObjectStore
+from syncd_sim.pfcwd import RESTORE, STORM
 
 if TYPE_CHECKING:  # the compiler, model and forwarding load numpy: imported on first use, not at syncd start
     from syncd_sim.compile.tables import Tables
@@ -54,7 +57,7 @@ log = logging.getLogger(__name__)
 CONSUMES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRAFFIC_REQUEST), (STATE_DB, NOS_TRACE),
             (STATE_DB, NOS_TRACE_REQUEST), (CONFIG_DB, CFG_PORT_CABLE_LEN_TABLE_NAME),
             (COUNTERS_DB, COUNTERS_BUFFER_POOL_NAME_MAP))
-PRODUCES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRACE))
+PRODUCES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRACE), (COUNTERS_DB, PFC_WD_ACTION_CHANNEL))
 
 QUIET_S = 0.5        # recompile once the store has been unchanged this long ...
 MAX_STALE_S = 10.0   # ... or this long after the first change (a steady stream of changes)
@@ -254,6 +257,7 @@ class FastPathShell:
         else:
             self._apply(message.get("updates", []))
             self.apply_learned(_learnt(message.get("learned", [])))
+            self._report_storms(message.get("watchdog", []))
             self.jobs.set(child.job_id, {"state": "done", "progress": "1"})
         log.info("syncd.fastpath.job_ended id=%s status=%d", child.job_id, status)
         self._next_job()
@@ -275,6 +279,17 @@ class FastPathShell:
         log.info("syncd.fastpath.counters_applied stats=%d", applied)
 
     # -- learning ----------------------------------------------------------------------------------
+    def _report_storms(self, events: list[list[str]]) -> None:
+        """The run's watchdog events on queues the daemon watches, as its own poll reports them (orchagent
+        applies the action and counts them in ``show pfcwd stats``; a storm still on at the run's end is
+        restored by the daemon's watchdog once its restoration time passes quietly)."""
+        watched = self.counters.watchdog.watched
+        client = self.dbs[COUNTERS_DB].client
+        for queue, event in events:
+            if queue in watched and event in (STORM, RESTORE):
+                client.publish(PFC_WD_ACTION_CHANNEL, encode_notification(queue, event))
+                log.info("syncd.fastpath.pfcwd_%s queue=%s", event, queue)
+
     def apply_learned(self, learnt: list[learning.LearntMac]) -> list[learning.FdbEvent]:
         """Add learnt MACs to the FDB (new entries, moves), persist them and send ``fdb_event``."""
         if not learnt:
@@ -318,7 +333,8 @@ def _child_main(url: str, job_id: str, scenario: str, tables: Tables, cables: di
 
             out = jobs.run_traffic(scenario, tables, cables, lambda fields: hash_.set(job_id, fields))
             message: dict[str, Any] = {"updates": [[u.oid, u.stat, u.value, u.mode] for u in out.updates],
-                                       "learned": [m.wire() for m in out.learned]}
+                                       "learned": [m.wire() for m in out.learned],
+                                       "watchdog": [list(e) for e in out.watchdog]}
         except requests.JobError as exc:
             message = {"error": str(exc)}
         except Exception as exc:  # a model bug must not leave the job running forever

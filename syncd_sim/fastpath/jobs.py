@@ -32,6 +32,17 @@ class RunOutput:
 
     updates: list[Update]
     learned: list[learning.LearntMac] = field(default_factory=list)
+    watchdog: list[tuple[str, str]] = field(default_factory=list)  # (queue oid, "storm"|"restore"), in order
+
+
+def watchdog_events(tables: Tables, events: list[tuple[float, int, int, str]]) -> list[tuple[str, str]]:
+    """The model's watchdog events as the daemon's watchdog reports them: (queue oid, event), in time order."""
+    queues = tables.ports.queue_oids
+    out = []
+    for _, port, queue, event in sorted(events, key=lambda e: e[0]):
+        if port < len(queues) and queue < len(queues[port]) and queues[port][queue]:
+            out.append((queues[port][queue], event))
+    return out
 
 
 def answer_trace(tables: Tables, packet_text: str) -> dict[str, Any]:
@@ -67,7 +78,8 @@ def run_traffic(scenario_text: str, tables: Tables, cables: Mapping[str, float],
     document = report.to_json(scenario, tables, nics, flows, names, result)
     publish({"result": json.dumps(document, separators=(",", ":")), "sim_time_s": f"{result.sim_time_s:.6f}",
              "progress": "1"})
-    return RunOutput(counter_updates(tables, result), learnt_macs(scenario, tables))
+    return RunOutput(counter_updates(tables, result), learnt_macs(scenario, tables),
+                     watchdog_events(tables, result.watchdog_events))
 
 
 def learnt_macs(scenario: Scenario, tables: Tables) -> list[learning.LearntMac]:
