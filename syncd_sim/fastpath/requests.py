@@ -31,7 +31,7 @@ def job_id_of(data: str) -> str:
 
 def queued_jobs(table: Any) -> list[str]:
     """Ids of jobs still waiting (asked for while syncd was not running), oldest key first."""
-    return sorted(key for key in table.keys() if (table.get(key) or {}).get("state") == "queued")
+    return sorted(key for key, row in table.get_all().items() if row.get("state") == "queued")  # one pipeline
 
 
 def parse_cables(row: Mapping[str, str]) -> dict[str, float]:

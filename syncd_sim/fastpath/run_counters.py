@@ -61,30 +61,32 @@ def _port_updates(tables: Tables, result: Any) -> Iterator[Update]:
             yield Update(oids[port], stat, value)
 
 
+def _indexed_updates(oids: tuple[tuple[str, ...], ...], columns: Any, limit: int) -> Iterator[Update]:
+    """Updates for per-port indexed objects (queues, PGs): ``oids[port][index]``, one (array, stat, mode) per
+    column; indexes beyond what the port has (or ``limit``) are skipped."""
+    for array, stat, mode in columns:
+        for (port, index), value in _nonzero(array):
+            if port < len(oids) and index < min(len(oids[port]), limit):
+                yield Update(oids[port][index], stat, value, mode)
+
+
 def _queue_updates(tables: Tables, result: Any) -> Iterator[Update]:
-    queues = tables.ports.queue_oids
-    for array, stat, mode in ((result.queue_tx_pkts, "SAI_QUEUE_STAT_PACKETS", ADD),
-                              (result.queue_tx_bytes, "SAI_QUEUE_STAT_BYTES", ADD),
-                              (result.queue_drop_pkts, "SAI_QUEUE_STAT_DROPPED_PACKETS", ADD),
-                              (result.queue_drop_bytes, "SAI_QUEUE_STAT_DROPPED_BYTES", ADD),
-                              (result.queue_ecn_marked_pkts, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", ADD),
-                              (result.queue_max_bytes, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", MAX)):
-        for (port, queue), value in _nonzero(array):
-            if port < len(queues) and queue < len(queues[port]):
-                yield Update(queues[port][queue], stat, value, mode)
+    return _indexed_updates(tables.ports.queue_oids, (
+        (result.queue_tx_pkts, "SAI_QUEUE_STAT_PACKETS", ADD),
+        (result.queue_tx_bytes, "SAI_QUEUE_STAT_BYTES", ADD),
+        (result.queue_drop_pkts, "SAI_QUEUE_STAT_DROPPED_PACKETS", ADD),
+        (result.queue_drop_bytes, "SAI_QUEUE_STAT_DROPPED_BYTES", ADD),
+        (result.queue_ecn_marked_pkts, "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", ADD),
+        (result.queue_max_bytes, "SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES", MAX)), limit=1 << 16)
 
 
 def _pg_updates(tables: Tables, result: Any) -> Iterator[Update]:
-    pgs = tables.ports.pg_oids
-    for array, stat, mode in ((result.pg_rx_pkts, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", ADD),
-                              (result.pg_rx_bytes, "SAI_INGRESS_PRIORITY_GROUP_STAT_BYTES", ADD),
-                              (result.pg_drop_pkts, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", ADD),
-                              (result.pg_max_shared, "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", MAX),
-                              (result.pg_max_headroom, "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES",
-                               MAX)):
-        for (port, pg), value in _nonzero(array):
-            if port < len(pgs) and pg < min(len(pgs[port]), N_TC):
-                yield Update(pgs[port][pg], stat, value, mode)
+    return _indexed_updates(tables.ports.pg_oids, (
+        (result.pg_rx_pkts, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", ADD),
+        (result.pg_rx_bytes, "SAI_INGRESS_PRIORITY_GROUP_STAT_BYTES", ADD),
+        (result.pg_drop_pkts, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", ADD),
+        (result.pg_max_shared, "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES", MAX),
+        (result.pg_max_headroom, "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES", MAX)), limit=N_TC)
 
 
 def _pool_updates(tables: Tables, result: Any) -> Iterator[Update]:
