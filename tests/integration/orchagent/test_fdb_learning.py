@@ -96,17 +96,25 @@ def learn(syncd: SyncdDaemon, *macs: LearntMac):
         return syncd.syncd.fastpath.apply_learned(list(macs))
 
 
+def learn_marking_stale(syncd: SyncdDaemon, *macs: LearntMac) -> tuple[list, bool]:
+    """Learns under the loop's lock and reads, before the loop can recompile, whether the tables went stale."""
+    with syncd.lock:
+        syncd.syncd.fastpath.current()           # compiled now: nothing stale before the learning
+        events = syncd.syncd.fastpath.apply_learned(list(macs))
+        return events, syncd.syncd.fastpath.stale
+
+
 def test_a_learnt_mac_reaches_asic_state_and_state_db_and_moves(syncd, l2, raw) -> None:
     agent, _, bvid, bp = l2
-    [event] = learn(syncd, LearntMac(bvid, MAC, bp["Ethernet0"]))
+    [event], stale = learn_marking_stale(syncd, LearntMac(bvid, MAC, bp["Ethernet0"]))
     assert event.event == "SAI_FDB_EVENT_LEARNED"
+    assert stale                               # the compiled tables will include the entry
     assert fdb_entries(raw)[(bvid, MAC)] == {
         "SAI_FDB_ENTRY_ATTR_TYPE": "SAI_FDB_ENTRY_TYPE_DYNAMIC", "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID": bp["Ethernet0"],
         "SAI_FDB_ENTRY_ATTR_PACKET_ACTION": "SAI_PACKET_ACTION_FORWARD"}
     state = raw(6)
     agent.drive(lambda: state.hgetall(STATE_KEY))
     assert state.hgetall(STATE_KEY) == {"port": "Ethernet0", "type": "dynamic"}
-    assert syncd.syncd.fastpath.stale          # the compiled tables will include the entry
     # learnt again where it is: nothing; on the other port: a move
     assert learn(syncd, LearntMac(bvid, MAC, bp["Ethernet0"])) == []
     [move] = learn(syncd, LearntMac(bvid, MAC, bp["Ethernet4"]))
