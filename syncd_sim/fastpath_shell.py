@@ -1,9 +1,10 @@
 """The fast path's shell in syncd: keep the compiled tables current, answer packet traces, run traffic jobs.
 
 * Compilation is debounced: every applied ASIC_STATE batch marks the tables stale; they are rebuilt
-  once the store has been quiet for ``QUIET_S`` (or ``MAX_STALE_S`` after the first change at the
-  latest), and at once when a trace or a traffic run needs them. The new ``Tables`` replaces the old
-  in one assignment.
+  once the store has been quiet for ``QUIET_S``, and at once when a trace or a traffic run needs them.
+  A steady stream of changes (a full routing table arriving) is never interrupted by a compile: it would
+  take the CPU that programming needs, for tables nobody has asked for yet. The new ``Tables`` replaces
+  the old in one assignment.
 * Traces (``NOS_TRACE|<id>`` + ``NOS_TRACE_REQUEST``) are answered in the loop: one packet is cheap.
 * Traffic runs (``NOS_TRAFFIC_JOB|<id>`` + ``NOS_TRAFFIC_REQUEST``) run in a forked child with the
   tables of that moment, so syncd keeps answering orchagent meanwhile. The child writes progress and
@@ -59,8 +60,7 @@ CONSUMES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRAFFIC_REQUEST), (STATE
             (COUNTERS_DB, COUNTERS_BUFFER_POOL_NAME_MAP))
 PRODUCES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRACE), (COUNTERS_DB, PFC_WD_ACTION_CHANNEL))
 
-QUIET_S = 0.5        # recompile once the store has been unchanged this long ...
-MAX_STALE_S = 10.0   # ... or this long after the first change (a steady stream of changes)
+QUIET_S = 0.5        # recompile once the store has been unchanged this long
 MAX_WAIT_S = 10.0    # a traffic run waits at most this long for the store to settle (orchagent programming)
 TICK_S = 0.1
 AsicChanged = Callable[[list[Change], list[tuple[str, str]]], None]   # (ASIC_STATE changes, notifications)
@@ -128,7 +128,6 @@ class FastPathShell:
         self.traces = Table(dbs[STATE_DB], NOS_TRACE)
         self.tables: Tables | None = None
         self.version = 0
-        self.first_change = 0.0
         self.last_change = 0.0
         self.stale = True
         self.queued: list[str] = []
@@ -148,15 +147,11 @@ class FastPathShell:
     # -- compiled tables ---------------------------------------------------------------------------
     def changed(self) -> None:
         """The store changed (an applied batch): the tables are stale."""
-        now = time.monotonic()
-        if not self.stale:
-            self.first_change = now
         self.stale = True
-        self.last_change = now
+        self.last_change = time.monotonic()
 
     def tick(self) -> None:
-        now = time.monotonic()
-        if self.stale and (now - self.last_change >= QUIET_S or now - self.first_change >= MAX_STALE_S):
+        if self.stale and time.monotonic() - self.last_change >= QUIET_S:
             self.current()
         self._next_job()
 
