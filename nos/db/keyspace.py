@@ -6,6 +6,14 @@ hub's one connection when the table's first reader registers), so a process rece
 tables it reads and nothing else. A DB-wide pattern would be fewer patterns for Redis to match, but it
 makes a process that reads one small APPL_DB table (orchagent's PFC_WD_TABLE) receive every event of
 every ROUTE_TABLE write: that cost orchagent a third of its time in the route benchmark.
+
+The databases that only change when someone configures the switch (``WHOLE_DB``: CONFIG_DB,
+FLEX_COUNTER_DB) are the exception: there a process holds one pattern for the whole DB and drops the
+events of tables it does not read. Redis matches every notification of every database against every
+pattern of every client (and ``AKE`` makes two notifications of each write), so with one pattern per
+table the 40-odd patterns of orchagent and cfgmgrd cost each APPL_DB, ASIC_DB and COUNTERS_DB write
+about 2.6 us of Redis' one thread (measured on redis 6.2: HSET 1.7 -> 4.3 us); Redis was the route
+benchmark's bottleneck.
 """
 
 from __future__ import annotations
@@ -21,17 +29,22 @@ if TYPE_CHECKING:
 
 Listener = Callable[[str, str], None]  # (key within the table, event name)
 
+WHOLE_DB = frozenset({"CONFIG_DB", "FLEX_COUNTER_DB"})  # low-churn: one pattern for the DB
+
 
 class KeyspaceHub:
     def __init__(self, db: DBConnector) -> None:
         self.prefix = f"__keyspace@{db.id}__:"
         self.separator = db.separator
+        self.whole_db = db.name in WHOLE_DB
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
         self._sub = Subscription(db)
 
     def register(self, table: str, listener: Listener) -> None:
         """From now on ``listener`` gets ``table``'s events (subscribed, and confirmed, before this returns)."""
-        if table not in self._listeners:
+        if not self._listeners and self.whole_db:
+            self._sub.subscribe(patterns=[f"{self.prefix}*"])
+        elif table not in self._listeners and not self.whole_db:
             self._sub.subscribe(patterns=[f"{self.prefix}{table}{self.separator}*"])
         self._listeners[table].append(listener)
 

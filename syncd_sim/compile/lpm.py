@@ -36,10 +36,17 @@ class Lpm6:
     routes: tuple[I32, ...]                   # per length: route index of each key
 
 
+SLICE_SPAN = 256  # from this span up (prefixes of /16 and shorter: at most 65536 of them) fill by slices
+
+
 def _fill_ranges(table: I32, starts: npt.NDArray[np.int64], span: int, values: I32) -> None:
     """table[s:s+span] = v for every (s, v); ranges of one length are disjoint."""
     if span == 1:
         table[starts] = values
+        return
+    if span >= SLICE_SPAN:  # a memset each: an index array would be span x n entries (2^24 for a default route)
+        for start, value in zip(starts.tolist(), values.tolist(), strict=True):
+            table[start:start + span] = value
         return
     idx = (starts[:, None] + np.arange(span, dtype=np.int64)[None, :]).ravel()
     table[idx] = np.repeat(values, span)

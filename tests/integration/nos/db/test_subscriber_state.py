@@ -117,3 +117,32 @@ def test_a_reader_receives_only_its_own_tables_events(dbs, raw):
     appl.hset("PFC_WD_TABLE:Ethernet0:3", "storm", "1")
     [event] = drain(sub, select, 1)
     assert event.key == "Ethernet0:3"
+
+
+def test_config_db_readers_share_one_pattern_and_keep_to_their_tables(dbs, raw):
+    """CONFIG_DB changes only when someone configures the switch: its readers in one process hold one
+    pattern for the whole DB (Redis matches every write of every DB against every pattern), and each
+    reader still gets only its own table's rows."""
+    before = raw(0).execute_command("PUBSUB", "NUMPAT")
+    port = SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+    vlan = SubscriberStateTable(dbs["CONFIG_DB"], "VLAN")
+    queue = SubscriberStateTable(dbs["CONFIG_DB"], "QUEUE")
+    assert raw(0).execute_command("PUBSUB", "NUMPAT") == before + 1
+    SubscriberStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    SubscriberStateTable(dbs["APPL_DB"], "VLAN_TABLE")
+    assert raw(0).execute_command("PUBSUB", "NUMPAT") == before + 3  # APPL_DB: one a table
+    select = Select()
+    for sub in (port, vlan, queue):
+        select.add(sub)
+    raw(4).hset("VLAN|Vlan100", "vlanid", "100")
+    raw(4).hset("BUFFER_POOL|ingress", "size", "1000")  # read by nobody here
+    raw(4).hset("PORT|Ethernet0", "mtu", "9100")
+
+    def both() -> bool:
+        select.select(timeout=0.1)
+        return vlan.has_work() and port.has_work()
+
+    wait_until(both, 3.0)
+    assert vlan.pops() == [KeyOpFieldsValues.set("Vlan100", {"vlanid": "100"})]
+    assert port.pops() == [KeyOpFieldsValues.set("Ethernet0", {"mtu": "9100"})]
+    assert not queue.has_work() and queue.pops() == []
