@@ -3,9 +3,20 @@
 ``pops()`` runs one Lua script: SPOP up to the batch size from ``T_KEY_SET``; for each key apply a
 pending delete, copy the pending fields into the row ``T<sep><key>`` and return them. No order
 across keys; several SETs of a key merge; DEL then SET of a key is returned as DEL, SET.
+
+With ``prefetch`` (a reader of a busy table, orchagent's ROUTE_TABLE): when a pop comes back full, the
+next pop is sent at once on a connection of its own and its reply is read by the next ``pops()``, so
+Redis runs the script (milliseconds for a full batch) while the reader handles the batch it has,
+instead of the reader waiting for it. The effect on the database is that of an earlier pop; a popped
+batch that is never read (the reader stops) is in the table itself, where a restarted reader finds
+it, as after any pop.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+import redis
 
 from nos.db.connector import DBConnector
 from nos.db.errors import map_redis_errors
@@ -21,7 +32,8 @@ MAX_POP_BATCH_SIZE = 1024     # swss-common SHA_POP_COMMAN_MAX_POP_SIZE: larger 
 class ConsumerStateTable:
     """Pops changes written by ProducerStateTables; a selectable for ``Select``."""
 
-    def __init__(self, db: DBConnector, table_name: str, pop_batch_size: int = DEFAULT_POP_BATCH_SIZE) -> None:
+    def __init__(self, db: DBConnector, table_name: str, pop_batch_size: int = DEFAULT_POP_BATCH_SIZE,
+                 prefetch: bool = False) -> None:
         self.db = db
         self.name = table_name
         if not 0 < pop_batch_size <= MAX_POP_BATCH_SIZE:
@@ -32,6 +44,9 @@ class ConsumerStateTable:
         self.channel = channel_name(table_name, db.id)
         self.table_prefix = f"{table_name}{db.separator}"
         self._pops = db.script("consumer_state_pops", lua("consumer_state_pops"))
+        self._prefetch: Any = None      # the prefetching connection, made on first use
+        self._prefetched = False        # a pop has been sent on it and its reply not read
+        self.prefetch = prefetch
         self._sub = Subscription(db)
         self._sub.subscribe(channels=[self.channel])
         # Subscribed first, then counted: keys pending from before we started are not missed.
@@ -53,10 +68,37 @@ class ConsumerStateTable:
     def pops(self) -> list[KeyOpFieldsValues]:
         """Up to ``pop_batch_size`` keys' changes. Work stays flagged while a batch comes back full."""
         with map_redis_errors(f"consumer {self.name} pops"):
-            reply = self._pops(
+            reply = self._read_prefetched() if self._prefetched else self._pops(
                 keys=[self.key_set, self.table_prefix, self.del_set],
                 args=[str(self.pop_batch_size), "_"],
             )
+        out = self._parse(reply)
+        self._work = len({k.key for k in out}) >= self.pop_batch_size
+        if self._work and self.prefetch:
+            with map_redis_errors(f"consumer {self.name} prefetch"):
+                self._send_prefetch()
+        return out
+
+    def _send_prefetch(self) -> None:
+        if self._prefetch is None:
+            self.db.client.script_load(self._pops.script)
+            self._prefetch = redis.Redis.from_url(self.db.url, db=self.db.id, decode_responses=True,
+                                                  single_connection_client=True)
+            self._prefetch.ping()
+        self._prefetch.connection.send_command("EVALSHA", self._pops.sha, 3, self.key_set, self.table_prefix,
+                                               self.del_set, str(self.pop_batch_size), "_")
+        self._prefetched = True
+
+    def _read_prefetched(self) -> Any:
+        self._prefetched = False
+        try:
+            return self._prefetch.connection.read_response()
+        except redis.exceptions.NoScriptError:  # scripts flushed meanwhile: nothing was popped
+            return self._pops(keys=[self.key_set, self.table_prefix, self.del_set],
+                              args=[str(self.pop_batch_size), "_"])
+
+    @staticmethod
+    def _parse(reply: Any) -> list[KeyOpFieldsValues]:
         out = []
         for key, flat in reply or ():
             if flat:
@@ -64,8 +106,9 @@ class ConsumerStateTable:
                 out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(it, it, strict=True))))
             else:
                 out.append(KeyOpFieldsValues(key, DEL_COMMAND, ()))
-        self._work = len({k.key for k in out}) >= self.pop_batch_size
         return out
 
     def close(self) -> None:
         self._sub.close()
+        if self._prefetch is not None:
+            self._prefetch.close()

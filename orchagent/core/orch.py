@@ -30,7 +30,8 @@ class Orch(Protocol):
     An orch may also define ``handle_batch(table, tasks) -> list[Result]`` (one result per task, in
     order): the consumer then hands it the next task of every pending key at once, so that it can
     make one bulk SAI request for them (SONiC's route bulker). ``POP_BATCH`` (optional, per table
-    name) sets how many keys one pop takes (default 128, as SONiC).
+    name) sets how many keys one pop takes (default 128, as SONiC); such a table is read with
+    prefetching (``ConsumerStateTable(prefetch=True)``: a full pop sends the next one at once).
     """
 
     CONSUMES: Sequence[tuple[str, str]]
@@ -68,7 +69,7 @@ def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
         source: Replayed | SubscriberStateTable
         size = pop_sizes.get(table, DEFAULT_POP_BATCH_SIZE)
         if db == APPL_DB and (db, table) not in subscribed:
-            consumer = ConsumerStateTable(dbs[db], table, pop_batch_size=size)
+            consumer = ConsumerStateTable(dbs[db], table, pop_batch_size=size, prefetch=table in pop_sizes)
             rows = {k: v for k, v in Table(dbs[db], table).get_all().items()}
             source = Replayed(consumer, rows)
         else:

@@ -12,9 +12,11 @@ Routes are handled in bulk (``handle_batch``, ``POP_BATCH`` keys a pop). A batch
 next-hop sets and their members, then bulk remove, bulk create and bulk set of routes (the order of
 SONiC's route bulker), so syncd applies one chunk while the next is planned. When the batch is full
 (more routes are probably queued) its answers are not waited for: the tasks stay pending ("in flight",
-NEED_RETRY) and get their results when they are handed over again, normally together with the next
-pop, so that syncd applies batch N while orchagent pops and plans batch N+1 (``settle`` reads the
-answers first). Everything a route will use (next hops, RIFs, groups, VRFs) is referenced when it is
+NEED_RETRY) and get their results when they are handed over again, with a later pop. Up to
+``MAX_FLIGHT`` chunks (two pops) stay in flight: batch N+1 is planned and sent before batch N's answers
+are read (``settle``), so that syncd always has a batch queued while orchagent pops, plans and commits.
+A pop that holds a key still in flight (a route changed again before its answer was read) settles
+everything first, so that every plan starts from the committed state of its own route. Everything a route will use (next hops, RIFs, groups, VRFs) is referenced when it is
 planned, so that no other orch removes it meanwhile; a refusal undoes that. A route that has to wait
 is "parked" with the L3 state version (``L3State.version``) and not planned again until that changes,
 so that thousands of waiting routes cost a dictionary lookup per retry instead of a re-plan.
@@ -50,6 +52,7 @@ CONSUMES = ((APPL_DB, APP_ROUTE_TABLE_NAME),)
 PRODUCES = ((STATE_DB, STATE_ROUTE_TABLE_NAME), (APPL_DB, APP_NEIGH_RESOLVE_TABLE_NAME))
 POP_BATCH = 1024          # keys per pop (swss-common's maximum)
 CHUNK = 256               # routes per set of bulk requests
+MAX_FLIGHT = 2 * POP_BATCH // CHUNK  # chunks sent and not settled (two pops' worth)
 FREEZE_EVERY = 4096      # routes added between gc.freeze() calls
 TARGET_CACHE = 65536      # parsed next-hop fields kept (routes share few distinct next-hop sets)
 RESOLVE_FIELDS = {"mac": "00:00:00:00:00:00"}
@@ -169,7 +172,8 @@ class RouteOrch:
                 immediate[id(task)] = parked[2]  # still waiting: nothing it depends on changed
             else:
                 work.append(task)
-        if self.flight and (work or not self._more_input()):
+        if self.flight and (any(task.key in self.flight_tasks for task in work)
+                            or not work and not self._more_input()):
             self.settle()
         for start in range(0, len(work), CHUNK):
             chunk = Chunk()
@@ -184,6 +188,8 @@ class RouteOrch:
             self._send(chunk)
         if 0 < len(work) < POP_BATCH:  # not a full pop: nothing more is likely queued, finish now
             self.settle()
+        elif len(self.flight) > MAX_FLIGHT:  # syncd has this batch queued: read the oldest answers meanwhile
+            self.settle(len(self.flight) - MAX_FLIGHT)
         return [self._result(task, immediate) for task in tasks]
 
     def _park(self, task: KeyOpFieldsValues, result: Result, version: int) -> None:
@@ -302,13 +308,19 @@ class RouteOrch:
         ])
         self.flight.append(chunk)
 
-    def settle(self) -> None:
-        """Read the answers of everything sent and commit it."""
-        answers = [self.sai.bulk_collect() for _ in self.flight]
-        for chunk, codes in zip(self.flight, answers, strict=True):
+    def settle(self, chunks: int | None = None) -> None:
+        """Read the answers of the oldest ``chunks`` sent (all by default) and commit them."""
+        done = self.flight if chunks is None else self.flight[:chunks]
+        self.flight = [] if chunks is None else self.flight[chunks:]
+        answers = [self.sai.bulk_collect() for _ in done]
+        for chunk, codes in zip(done, answers, strict=True):
             self._commit_chunk(chunk, codes)
-        self.flight.clear()
-        self.flight_tasks.clear()
+        if not self.flight:
+            self.flight_tasks.clear()
+        else:
+            for chunk in done:
+                for pending in (*chunk.removes, *chunk.creates, *chunk.sets):
+                    self.flight_tasks.pop(pending.task.key, None)
         self.groups.collect()
         for prefix, installed in self.defaults.items():
             self.state.set(prefix, {"state": "ok" if installed else "na"})  # routeorch updateDefRouteState

@@ -230,3 +230,32 @@ def test_thousands_of_routes_in_bulk_share_groups_and_all_succeed(orchagent, dbs
     agent.drive(lambda: routes_in_asic() == baseline and not consumer.pending, timeout=30)
     assert asic_objects(raw, "NEXT_HOP_GROUP") == {}
     assert all(nh.refs == 0 for nh in agent.deps.l3.next_hops.values())
+
+
+def test_a_route_changed_while_its_answer_is_in_flight_ends_as_last_written(orchagent, dbs, raw):
+    """Two pops stay in flight; a later pop that changes or deletes one of their routes is planned from
+    the committed state (not a second create), and next-hop references stay exact."""
+    agent, _ = l3_agent(orchagent, dbs)
+    nhs = three_peers(agent, dbs)
+    first, second = {"nexthop": "10.0.0.1", "ifname": "Ethernet0"}, ecmp(["10.0.0.3", "10.0.0.5"])
+    rows = [(f"30.{i >> 8}.{i & 255}.0/24", first) for i in range(3000)]
+    producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE", buffered=True)
+    producer.set_many(rows)
+    producer.flush()
+    route_orch = next(o for o in agent.orchs.values() if type(o).__name__ == "RouteOrch")
+    agent.drive(lambda: len(route_orch.flight_tasks) >= 1024)      # a full pop sent, not settled
+    in_flight = sorted(route_orch.flight_tasks)[:300]
+    producer.set_many([(key, second) for key in in_flight[:200]])
+    producer.delete_many(in_flight[200:])
+    producer.flush()
+    consumer = next(c for c in agent.runner.consumers if c.table == "ROUTE_TABLE")
+    # done: nothing pending, nothing sent and unanswered, no popped batch unread (prefetch)
+    agent.drive(lambda: not consumer.pending and not route_orch.flight and not consumer.has_work(), timeout=30)
+    assert consumer.stats.rejected == 0
+    installed = {dest: attrs for (dest, _), attrs in asic_routes(raw).items() if dest.startswith("30.")}
+    assert len(installed) == 2900
+    [group] = asic_objects(raw, "NEXT_HOP_GROUP")
+    assert all(installed[key][NH] == group for key in in_flight[:200])
+    assert all(key not in installed for key in in_flight[200:])
+    assert sum(attrs[NH] == nhs["10.0.0.1"] for attrs in installed.values()) == 2700
+    assert agent.deps.l3.next_hops[("10.0.0.1", "Ethernet0")].refs == 2700

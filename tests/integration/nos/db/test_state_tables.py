@@ -104,6 +104,35 @@ def test_pops_are_batched_at_128_and_work_stays_flagged(dbs):
     assert not consumer.has_work()
 
 
+def test_prefetch_pops_the_next_full_batch_early_and_loses_nothing(dbs, raw):
+    """A full pop sends the next one at once: when the reader comes back, that batch has already left
+    the key set and is in the table; every key comes out exactly once, with its latest fields."""
+    producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE", buffered=True)
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "ROUTE_TABLE", prefetch=True)
+    producer.set_many([(f"10.0.{i}.0/24", {"nexthop": "10.0.0.1"}) for i in range(300)])
+    producer.flush()
+    first = consumer.pops()
+    assert len(first) == 128
+    appl = raw(0)
+    wait_until(lambda: appl.scard("ROUTE_TABLE_KEY_SET") == 300 - 256, 3.0)  # the second pop ran meanwhile
+    popped = {k.key for k in first}
+    late = next(f"10.0.{i}.0/24" for i in range(300) if f"10.0.{i}.0/24" not in popped)
+    producer.set(late, {"nexthop": "10.0.0.9"})                # popped by now or still pending: not lost
+    producer.flush()
+    appl.script_flush()          # the third pop (sent by the next pops) meets NOSCRIPT and is made again
+    second = consumer.pops()
+    assert len(second) == 128
+    rest = []
+    while consumer.has_work():
+        rest += consumer.pops()
+    assert {k.key for k in first + second + rest} == {f"10.0.{i}.0/24" for i in range(300)}
+    assert len(first + second + rest) in (300, 301)             # the late key once more if popped before
+    assert [k.fvs for k in second + rest if k.key == late][-1] == (("nexthop", "10.0.0.9"),)
+    assert not consumer.has_work() and consumer.pops() == []
+    assert appl.hgetall(f"ROUTE_TABLE:{late}") == {"nexthop": "10.0.0.9"}
+    consumer.close()
+
+
 def test_consumer_started_after_producer_sees_pending_keys(dbs):
     producer = ProducerStateTable(dbs["APPL_DB"], "NEIGH_TABLE")
     producer.set("Ethernet0:10.0.0.1", {"neigh": "00:11:22:33:44:55", "family": "IPv4"})
