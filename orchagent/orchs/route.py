@@ -16,8 +16,9 @@ NEED_RETRY) and get their results when they are handed over again, with a later 
 ``MAX_FLIGHT`` chunks (two pops) stay in flight: batch N+1 is planned and sent before batch N's answers
 are read (``settle``), so that syncd always has a batch queued while orchagent pops, plans and commits.
 A pop that holds a key still in flight (a route changed again before its answer was read) settles
-everything first, so that every plan starts from the committed state of its own route. Everything a route will use (next hops, RIFs, groups, VRFs) is referenced when it is
-planned, so that no other orch removes it meanwhile; a refusal undoes that. A route that has to wait
+everything first, so that every plan starts from the committed state of its own route. Everything a
+route will use (next hops, RIFs, groups, VRFs) is referenced when it is planned, so that no other orch
+removes it meanwhile; a refusal undoes that. A route that has to wait
 is "parked" with the L3 state version (``L3State.version``) and not planned again until that changes,
 so that thousands of waiting routes cost a dictionary lookup per retry instead of a re-plan.
 """
