@@ -2,7 +2,9 @@
 
 One run starts a whole switch (``nos up -d``), routes ``ports`` ports through CONFIG_DB (admin up,
 ``INTERFACE|EthernetN|10.0.i.0/31``, a static ``NEIGH`` peer 10.0.i.1 each), waits until the peers
-are next hops in ASIC_DB, then writes ``n`` IPv4 /24 routes into APPL_DB ROUTE_TABLE with a buffered
+are next hops in ASIC_DB and the switch has settled (syncd_sim's object counts unchanged for 1 s:
+``ready`` does not wait for orchagent to finish the ports' buffers and QoS, and a routing table arrives
+at a switch that has booted), then writes ``n`` IPv4 /24 routes into APPL_DB ROUTE_TABLE with a buffered
 ProducerStateTable (as fpmsyncd does), spread over ``sets`` distinct ECMP next-hop sets of 2-8 next
 hops. The clock runs from the first write until syncd_sim's object count (ASIC_DB
 ``NOS_SYNCD_OBJECT_COUNTS``) shows every route created; no ROUTE_TABLE key may be rejected
@@ -32,6 +34,7 @@ SETS = 2000  # distinct ECMP next-hop sets ("a few thousand"): within the SKU's 
 COUNTS_HASH = "NOS_SYNCD_OBJECT_COUNTS"
 BATCH = 128
 TIMEOUT_S = 300.0
+SETTLE_S = 1.0  # no ASIC object created or removed for this long: the switch is settled
 
 
 @dataclass(frozen=True)
@@ -104,13 +107,30 @@ def raw_hset_rate(client: redis.Redis, rows: list[tuple[str, dict[str, str]]]) -
     return len(rows) / elapsed
 
 
-def program_routes(url: str, n: int, ports: int, sets: int, seed: int) -> RouteRun:
-    """Configure, write the routes, time them into ASIC_DB (the switch at ``url`` is running)."""
+def settled(asic: redis.Redis, quiet_s: float = SETTLE_S) -> None:
+    """Wait until syncd_sim's object counts have not moved for ``quiet_s``: orchagent has finished what
+    the boot and the configuration asked of it (``ready`` does not wait for the ports' buffers and QoS)."""
+    last, since = asic.hgetall(COUNTS_HASH), time.monotonic()
+    deadline = since + TIMEOUT_S
+    while time.monotonic() - since < quiet_s:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the switch never settled")
+        time.sleep(0.05)
+        now = asic.hgetall(COUNTS_HASH)
+        if now != last:
+            last, since = now, time.monotonic()
+
+
+def program_routes(url: str, n: int, ports: int, sets: int, seed: int, settle: bool = True) -> RouteRun:
+    """Configure, let the switch settle, write the routes, time them into ASIC_DB (the switch at ``url``
+    is running)."""
     dbs = Databases(url)
     asic = redis.Redis.from_url(url, db=1, decode_responses=True)
     try:
         configure(dbs, ports)
         wait_for(lambda: count(asic, "NEXT_HOP") >= ports, f"{ports} next hops in ASIC_DB")
+        if settle:
+            settled(asic)
         rows = route_rows(n, ports, sets, seed)
         baseline, groups = count(asic, "ROUTE_ENTRY"), count(asic, "NEXT_HOP_GROUP")
         producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE", buffered=True)

@@ -7,6 +7,7 @@ Redis (a clear one-line error if it cannot), sets up logging and runs the loop.
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import sys
@@ -22,6 +23,15 @@ from nos.schema.dbconfig import STATE_DB
 log = logging.getLogger(__name__)
 
 Build = Callable[[Databases, Runner], None]
+
+# The collector's thresholds in the daemons (Python's are 700, 10, 10). A daemon handling a burst (a
+# routing table, a config reload) allocates millions of short-lived containers; at 700 allocations a
+# young collection runs thousands of times a second. At 100,000 it runs ~100 times less often (each pass
+# walks at most that many young objects: ~1-2 ms), and the older generations follow suit; long-lived
+# state is moved out of the collector's sight anyway (gc.freeze in orchagent's RouteOrch and syncd).
+# Measured on the route benchmark (4 runs each, alternating): orchagent's CPU per 100,000 routes
+# -6%, syncd_sim's -3%, median rate 17.7K -> 19.8K routes/s (runs 16.1-21.0K against 17.6-19.3K).
+GC_THRESHOLDS = (100_000, 50, 100)
 
 
 def parse_args(name: str, argv: Sequence[str] | None) -> argparse.Namespace:
@@ -41,6 +51,7 @@ def daemon_main(name: str, build: Build, argv: Sequence[str] | None = None) -> i
     if not args.redis:
         print(f"{name}: no Redis given: pass --redis URL or set NOS_REDIS", file=sys.stderr)
         return 2
+    gc.set_threshold(*GC_THRESHOLDS)
     dbs = Databases(args.redis)
     try:
         dbs[STATE_DB].ping()
