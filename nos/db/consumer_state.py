@@ -101,9 +101,8 @@ class ConsumerStateTable:
     def _parse(reply: Any) -> list[KeyOpFieldsValues]:
         out = []
         for key, flat in reply or ():
-            if flat:
-                it = iter(flat)
-                out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(it, it, strict=True))))
+            if flat:  # HGETALL's flat field, value list
+                out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(flat[::2], flat[1::2]))))
             else:
                 out.append(KeyOpFieldsValues(key, DEL_COMMAND, ()))
         return out

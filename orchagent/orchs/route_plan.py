@@ -89,6 +89,7 @@ EXCLUDED = Target(Via.EXCLUDED)
 
 # -- parsing --------------------------------------------------------------------------------------
 _OCTET = r"(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_ZEROS = ("0", "0", "0", "0")
 _V4_PREFIX = re.compile(rf"{_OCTET}\.{_OCTET}\.{_OCTET}\.{_OCTET}(?:/(3[0-2]|[12]?\d))?")
 
 
@@ -101,7 +102,7 @@ def _v4_network(text: str) -> str | None:
     if length is None:
         return f"{text}/32"
     bits = int(length)
-    if not bits % 8 and all(octet == "0" for octet in (a, b, c, d)[bits // 8:]):
+    if not bits % 8 and (a, b, c, d)[bits // 8:] == _ZEROS[bits // 8:]:
         return text  # already the network (the common /8, /16, /24, /32 case)
     value = (int(a) << 24) | (int(b) << 16) | (int(c) << 8) | int(d)
     network = value & ((0xFFFFFFFF << (32 - bits)) & 0xFFFFFFFF)
