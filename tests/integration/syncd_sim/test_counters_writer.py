@@ -140,3 +140,19 @@ def test_watermarks_clear_on_read_and_periodic_ones_clear_every_120_s(writer, as
     assert counters.hget(f"PERIODIC_WATERMARKS:{queue}", Q_WATERMARK) == "0"
     assert counters.hget(f"PERSISTENT_WATERMARKS:{queue}", Q_WATERMARK) == "700"
     assert counters.hget(f"USER_WATERMARKS:{queue}", Q_WATERMARK) == "700"
+
+
+def test_a_big_poll_is_written_in_chunks_and_lands_whole(writer, asic, raw, monkeypatch):
+    """Redis serves other clients between the chunks; every counter of every queue still lands."""
+    import syncd_sim.counters as counters_module
+
+    monkeypatch.setattr(counters_module, "WRITE_CHUNK", 5)
+    ports = [asic.add_port() for _ in range(3)]
+    configure(writer, "QUEUE", FLEX_COUNTER_STATUS="enable")
+    counters = raw(2)
+    counters.config_resetstat()
+    writer.step(time.monotonic())
+    queues = [o.object_id for p in ports for o in asic.store.owned_by(p) if o.object_type is T.QUEUE]
+    assert len(queues) == 3 * 8 and all(counters.hget(f"COUNTERS:{q}", Q_PACKETS) == "0" for q in queues)
+    calls = counters.info("commandstats")["cmdstat_evalsha"]["calls"]
+    assert calls >= len(queues) // 5        # one script per 5 hashes, not one for the whole poll
