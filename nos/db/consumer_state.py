@@ -102,7 +102,7 @@ class ConsumerStateTable:
         out = []
         for key, flat in reply or ():
             if flat:  # HGETALL's flat field, value list
-                out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(flat[::2], flat[1::2]))))
+                out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(flat[::2], flat[1::2], strict=True))))
             else:
                 out.append(KeyOpFieldsValues(key, DEL_COMMAND, ()))
         return out
