@@ -26,12 +26,13 @@ Build = Callable[[Databases, Runner], None]
 
 # The collector's thresholds in the daemons (Python's are 700, 10, 10). A daemon handling a burst (a
 # routing table, a config reload) allocates millions of short-lived containers; at 700 allocations a
-# young collection runs thousands of times a second. At 100,000 it runs ~100 times less often (each pass
-# walks at most that many young objects: ~1-2 ms), and the older generations follow suit; long-lived
-# state is moved out of the collector's sight anyway (gc.freeze in orchagent's RouteOrch and syncd).
-# Measured on the route benchmark (4 runs each, alternating): orchagent's CPU per 100,000 routes
-# -6%, syncd_sim's -3%, median rate 17.7K -> 19.8K routes/s (runs 16.1-21.0K against 17.6-19.3K).
-GC_THRESHOLDS = (100_000, 50, 100)
+# young collection runs thousands of times a second, and the survivors of each are walked again by the
+# older generations. At 10,000 young collections run 14 times less often and a pass stays short (0.2 ms
+# for 10,000 young containers here; 100,000 would be 3.7 ms, a pause on every daemon a change crosses).
+# Long-lived state is moved out of the collector's sight anyway (gc.freeze in RouteOrch and syncd).
+# Route benchmark, 2026-11-30: 17.6-19.3K routes/s with Python's thresholds (4 runs), 19.0-20.0K with
+# these (3 runs); orchagent's CPU per 100,000 routes ~4% lower.
+GC_THRESHOLDS = (10_000, 10, 10)
 
 
 def parse_args(name: str, argv: Sequence[str] | None) -> argparse.Namespace:
