@@ -166,9 +166,8 @@ def _sched_children(store: ObjectStore, group: SaiObject) -> list[str]:
     port (owned by it), so only the port's objects are looked at, not every port's (orchagent reads the
     child list of every group at start: 128 ports x 10 groups x 4,000 objects was a second of syncd)."""
     port = group.attrs.get("SAI_SCHEDULER_GROUP_ATTR_PORT_ID", "")
-    owned = [o for o in store.owned_by(port) if o.object_id == group.object_id] if port else []
-    candidates = store.owned_by(port) if owned else [o for kind in (T.SCHEDULER_GROUP, T.QUEUE)
-                                                      for o in store.of_type(kind).values()]
+    candidates = store.owned_by(port) if port and group.owner == port else [
+        o for kind in (T.SCHEDULER_GROUP, T.QUEUE) for o in store.of_type(kind).values()]
     return [o.object_id for kind in (T.SCHEDULER_GROUP, T.QUEUE) for o in candidates if o.object_type is kind
             and o.attrs.get("SAI_SCHEDULER_GROUP_ATTR_PARENT_NODE", o.attrs.get("SAI_QUEUE_ATTR_PARENT_SCHEDULER_NODE"))
             == group.object_id]

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 from nos.daemon.runner import Runner
 from nos.db import Table
 from nos.db.connector import Databases
-from nos.db.notification import encode_notification
 from nos.db.subscription import Subscription
 from nos.sai.types import ObjectType as T
 from nos.schema.dbconfig import CONFIG_DB, COUNTERS_DB, STATE_DB
@@ -47,7 +46,6 @@ from nos.schema.tables import (
 from syncd_sim.counters import CounterWriter
 from syncd_sim.fastpath import requests
 from syncd_sim.objects import Change, ObjectStore
-from syncd_sim.pfcwd import RESTORE, STORM
 
 if TYPE_CHECKING:  # the compiler, model and forwarding load numpy: imported on first use, not at syncd start
     from syncd_sim.compile.tables import Tables
@@ -275,15 +273,10 @@ class FastPathShell:
 
     # -- learning ----------------------------------------------------------------------------------
     def _report_storms(self, events: list[list[str]]) -> None:
-        """The run's watchdog events on queues the daemon watches, as its own poll reports them (orchagent
-        applies the action and counts them in ``show pfcwd stats``; a storm still on at the run's end is
-        restored by the daemon's watchdog once its restoration time passes quietly)."""
-        watched = self.counters.watchdog.watched
-        client = self.dbs[COUNTERS_DB].client
-        for queue, event in events:
-            if queue in watched and event in (STORM, RESTORE):
-                client.publish(PFC_WD_ACTION_CHANNEL, encode_notification(queue, event))
-                log.info("syncd.fastpath.pfcwd_%s queue=%s", event, queue)
+        """The run's watchdog events on queues the daemon watches, published as its own poll publishes
+        them (orchagent applies the action and counts them in ``show pfcwd stats``; a storm still on at
+        the run's end is restored by the daemon's watchdog once its restoration time passes quietly)."""
+        self.counters.watchdog.report([(queue, event) for queue, event in events])
 
     def apply_learned(self, learnt: list[learning.LearntMac]) -> list[learning.FdbEvent]:
         """Add learnt MACs to the FDB (new entries, moves), persist them and send ``fdb_event``."""

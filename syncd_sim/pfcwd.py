@@ -259,9 +259,21 @@ class PfcWatchdog:
             self._publish_stats(queue, ref, pipe)
             if event is not None:
                 events.append((queue, event))
-                pipe.publish(PFC_WD_ACTION_CHANNEL, encode_notification(queue, event))
+                _publish(pipe, queue, event)
                 log.info("syncd.pfcwd.%s queue=%s port=%s index=%d", event, queue, ref.port, ref.index)
         return events
+
+    def report(self, events: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Events found elsewhere (a traffic run's model), in order: those of watched queues are
+        published as a poll publishes its own, in one round trip. Returns the ones published."""
+        kept = [(queue, event) for queue, event in events if queue in self.watched and event in (STORM, RESTORE)]
+        if kept:
+            pipe = self.counters.client.pipeline(transaction=False)
+            for queue, event in kept:
+                _publish(pipe, queue, event)
+                log.info("syncd.pfcwd.%s queue=%s source=traffic_run", event, queue)
+            pipe.execute()
+        return kept
 
     def _sample(self, queue: str, ref: QueueRef) -> Sample:
         ports, queues = self.stats.table(T.PORT), self.stats.table(T.QUEUE)
@@ -275,3 +287,8 @@ class PfcWatchdog:
             table = self.stats.table(kind)
             if oid is not None and table.row_of(oid) is not None:
                 pipe.hset(f"{COUNTERS_TABLE}:{oid}", mapping={n: str(table.get(oid, n)) for n in names})
+
+
+def _publish(pipe: Any, queue: str, event: str) -> None:
+    """``["<queue oid>","storm"|"restore"]`` on COUNTERS_DB ``PFC_WD_ACTION``, as orchagent expects it."""
+    pipe.publish(PFC_WD_ACTION_CHANNEL, encode_notification(queue, event))

@@ -44,6 +44,8 @@ class ConsumerStateTable:
         self.channel = channel_name(table_name, db.id)
         self.table_prefix = f"{table_name}{db.separator}"
         self._pops = db.script("consumer_state_pops", lua("consumer_state_pops"))
+        self._pop_keys = [self.key_set, self.table_prefix, self.del_set]
+        self._pop_args = [str(pop_batch_size), "_"]
         self._prefetch: Any = None      # the prefetching connection, made on first use
         self._prefetched = False        # a pop has been sent on it and its reply not read
         self.prefetch = prefetch
@@ -68,10 +70,7 @@ class ConsumerStateTable:
     def pops(self) -> list[KeyOpFieldsValues]:
         """Up to ``pop_batch_size`` keys' changes. Work stays flagged while a batch comes back full."""
         with map_redis_errors(f"consumer {self.name} pops"):
-            reply = self._read_prefetched() if self._prefetched else self._pops(
-                keys=[self.key_set, self.table_prefix, self.del_set],
-                args=[str(self.pop_batch_size), "_"],
-            )
+            reply = self._read_prefetched() if self._prefetched else self._pop_now()
         out = self._parse(reply)
         self._work = len({k.key for k in out}) >= self.pop_batch_size
         if self._work and self.prefetch:
@@ -85,17 +84,19 @@ class ConsumerStateTable:
             self._prefetch = redis.Redis.from_url(self.db.url, db=self.db.id, decode_responses=True,
                                                   single_connection_client=True)
             self._prefetch.ping()
-        self._prefetch.connection.send_command("EVALSHA", self._pops.sha, 3, self.key_set, self.table_prefix,
-                                               self.del_set, str(self.pop_batch_size), "_")
+        self._prefetch.connection.send_command("EVALSHA", self._pops.sha, len(self._pop_keys), *self._pop_keys,
+                                               *self._pop_args)
         self._prefetched = True
+
+    def _pop_now(self) -> Any:
+        return self._pops(keys=self._pop_keys, args=self._pop_args)
 
     def _read_prefetched(self) -> Any:
         self._prefetched = False
         try:
             return self._prefetch.connection.read_response()
         except redis.exceptions.NoScriptError:  # scripts flushed meanwhile: nothing was popped
-            return self._pops(keys=[self.key_set, self.table_prefix, self.del_set],
-                              args=[str(self.pop_batch_size), "_"])
+            return self._pop_now()
 
     @staticmethod
     def _parse(reply: Any) -> list[KeyOpFieldsValues]:

@@ -60,3 +60,18 @@ def test_a_watched_queue_storms_and_restores_at_the_group_interval(dbs, raw):
         writer.step(t0 + 0.4 + 0.2 * k)
     assert events(pubsub) == []
     assert writer.watchdog.on_flex_row(KeyOpFieldsValues.set("PFC_WD:oid:0x0", {})).rejected
+
+
+def test_a_traffic_runs_events_are_published_for_watched_queues_only(dbs, raw):
+    asic = Asic()
+    writer = CounterWriter(dbs, lambda: asic.store)
+    port = asic.add_port()
+    watched, other = asic.queue(port, 3), asic.queue(port, 4)
+    writer.watchdog.on_flex_row(KeyOpFieldsValues.set(f"PFC_WD:{watched}", {}))
+    pubsub = raw(2).pubsub()
+    pubsub.subscribe("PFC_WD_ACTION")
+    wait_until(lambda: pubsub.get_message(timeout=0.05) is not None)      # the subscribe confirmation
+    kept = writer.watchdog.report([(other, "storm"), (watched, "storm"), (watched, "bogus"), (watched, "restore")])
+    assert kept == [(watched, "storm"), (watched, "restore")]
+    assert events(pubsub) == [[watched, "storm"], [watched, "restore"]]   # in order, nothing else
+    assert writer.watchdog.report([(other, "storm")]) == [] and events(pubsub) == []
