@@ -3,11 +3,19 @@
 A feature module never touches the queue: it supplies ``handle(task) -> Result`` and declares what
 it consumes. NEED_RETRY keeps a task (and the tasks after it for the same key) pending; INVALID
 and FAILED are reported once and dropped.
+
+A batch handler that pipelines (RouteOrch: answers of bulk requests read later) may answer
+``Result.held_by_handler``: the task stays pending but is not handed again until the handler's
+``settled()`` names its key (it has the verdict then). Handing a held task again is harmless, never
+handing it would not be: so every key is released when the handler raises, and when the handler has
+settled none of them for ``HELD_PATIENCE_S``. While it holds tasks it is called at every loop turn,
+with nothing to hand if need be, so that it can settle them.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -18,8 +26,11 @@ from nos.db.keyops import KeyOpFieldsValues
 
 log = logging.getLogger(__name__)
 
+HELD_PATIENCE_S = 1.0  # held tasks are all handed again after this long without the handler settling any
+
 Handler = Callable[[KeyOpFieldsValues], Result]
 BatchHandler = Callable[[list[KeyOpFieldsValues]], list[Result]]
+Settled = Callable[[], list[str]]  # keys of held tasks the batch handler has a verdict for (drained)
 
 
 class PoppableTable(Protocol):
@@ -56,10 +67,13 @@ class TableConsumer:
     reporter: StatusReporter | None = None
     strict: bool = False
     batch_handler: BatchHandler | None = None  # all keys' next tasks at once (e.g. bulk SAI requests)
+    settled: Settled | None = None  # the batch handler's released held keys (see the module docstring)
     pending: dict[str, PendingForKey] = field(default_factory=dict)
+    held: set[str] = field(default_factory=set)  # keys whose head task the batch handler holds
     stats: ConsumerStats = field(default_factory=ConsumerStats)
     soon: bool = False  # a task asked to be re-driven at the next loop turn
     _rejected_keys: set[str] = field(default_factory=set)
+    _released_at: float = 0.0  # when the handler last settled a held task (or began to hold some)
 
     # -- Selectable (delegates to the source) ---------------------------------------------------
     def fileno(self) -> int:
@@ -98,23 +112,19 @@ class TableConsumer:
         return done
 
     def _execute_batched(self) -> int:
-        """Rounds: the head task of every pending key, handed over together; a key whose head is
-        done offers its next task (a SET after a DEL) in the next round."""
+        """Rounds: the head task of every pending key not held by the handler, handed over together;
+        a key whose head is done, or whose held task the handler settled, offers a task next round."""
         assert self.batch_handler is not None
         done = 0
-        ready = list(self.pending)
-        debug = log.isEnabledFor(logging.DEBUG)
-        while ready:
+        ready = self._ready()
+        while ready or self.held:
             heads = [self.pending[key][0] for key in ready]
             results = self._run_batch(heads)
             self.stats.executed += len(heads)
-            progressed = []
+            progressed = self._release() if self.settled is not None else []
             for key, task, result in zip(ready, heads, results, strict=True):
-                if result.status is TaskStatus.NEED_RETRY:  # _account's retry branch, inline: a bulk
-                    self.stats.retried += 1                 # orch answers thousands of these a pop
-                    self.soon = self.soon or result.soon
-                    if debug:
-                        log.debug("daemon.task.retry table=%s key=%s reason=%s", self.table, task.key, result.reason)
+                if result.status is TaskStatus.NEED_RETRY:
+                    self._retry(key, task, result)
                     continue
                 self._account(task, result)
                 done += 1
@@ -125,7 +135,45 @@ class TableConsumer:
                 else:
                     del self.pending[key]
             ready = progressed
+            if not ready:
+                break
+        if self.held:
+            self.soon = True  # the handler settles held tasks when it is called: keep calling it
         return done
+
+    def _ready(self) -> list[str]:
+        """The pending keys to hand in a first round: those whose task the handler does not hold."""
+        held = self.held
+        if not held:
+            return list(self.pending)
+        if time.monotonic() - self._released_at >= HELD_PATIENCE_S:
+            held.clear()  # the handler has settled none of what it holds for a while: hand it all again
+            return list(self.pending)
+        return [key for key in self.pending if key not in held]
+
+    def _retry(self, key: str, task: KeyOpFieldsValues, result: Result) -> None:
+        """_account's retry branch, for a batch (a held task comes here once, others once a round)."""
+        self.stats.retried += 1
+        self.soon = self.soon or result.soon
+        if result.held and self.settled is not None:
+            if not self.held:
+                self._released_at = time.monotonic()
+            self.held.add(key)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("daemon.task.retry table=%s key=%s reason=%s", self.table, task.key, result.reason)
+
+    def _release(self) -> list[str]:
+        """Keys of held tasks the handler has settled: pending keys to hand in the next round."""
+        assert self.settled is not None
+        released = []
+        for key in self.settled():
+            if key in self.held:
+                self.held.discard(key)
+                if key in self.pending:
+                    released.append(key)
+        if released:
+            self._released_at = time.monotonic()
+        return released
 
     def _run_batch(self, tasks: list[KeyOpFieldsValues]) -> list[Result]:
         assert self.batch_handler is not None
@@ -138,6 +186,7 @@ class TableConsumer:
             if self.strict:
                 raise
             log.exception("daemon.batch.crash db=%s table=%s tasks=%d", self.db, self.table, len(tasks))
+            self.held.clear()  # whatever the handler held is in doubt: hand it again
             return [Result.failed(f"internal error: {type(exc).__name__}: {exc}")] * len(tasks)
 
     def _run(self, task: KeyOpFieldsValues) -> Result:

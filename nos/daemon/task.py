@@ -28,6 +28,8 @@ class Result:
     status: TaskStatus
     reason: str = ""
     soon: bool = False  # NEED_RETRY only: re-drive at the next loop turn, not on the retry timer
+    held: bool = False  # NEED_RETRY only: the handler holds the task (sent, answer not read) and will name
+                        # its key in ``settled()`` once it has a verdict; until then it is not handed again
 
     @classmethod
     def success(cls) -> Result:
@@ -38,6 +40,12 @@ class Result:
         """A dependency is missing; ``soon`` when it will be there within a loop turn (e.g. an
         answer already on its way), so waiting for the retry timer would only add latency."""
         return cls(TaskStatus.NEED_RETRY, reason, soon)
+
+    @classmethod
+    def held_by_handler(cls, reason: str) -> Result:
+        """The handler has the task in hand (e.g. sent to the ASIC, answer not read yet): pending, not
+        handed again until the handler's ``settled()`` names its key (see ``TableConsumer``)."""
+        return cls(TaskStatus.NEED_RETRY, reason, soon=True, held=True)
 
     @classmethod
     def invalid(cls, reason: str) -> Result:

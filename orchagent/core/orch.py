@@ -75,8 +75,10 @@ def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
         else:
             source = SubscriberStateTable(dbs[db], table, pop_batch_size=size)
         batch = getattr(orch, "handle_batch", None)
+        settled = getattr(orch, "take_settled", None)
         runner.add_consumer(TableConsumer(db, table, source, _bind(orch, table),
-                                          batch_handler=_bind_batch(batch, table) if batch else None))
+                                          batch_handler=_bind_batch(batch, table) if batch else None,
+                                          settled=_bind_settled(settled, table) if batch and settled else None))
     register = getattr(orch, "register", None)
     if register is not None:
         register(runner)
@@ -84,6 +86,10 @@ def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
 
 def _bind(orch: Orch, table: str) -> Callable[[KeyOpFieldsValues], Result]:
     return lambda task: orch.handle(table, task)
+
+
+def _bind_settled(settled: Callable[[str], list[str]], table: str) -> Callable[[], list[str]]:
+    return lambda: settled(table)
 
 
 def _bind_batch(batch: Callable[[str, list[KeyOpFieldsValues]], list[Result]],

@@ -12,7 +12,8 @@ Routes are handled in bulk (``handle_batch``, ``POP_BATCH`` keys a pop). A batch
 next-hop sets and their members, then bulk remove, bulk create and bulk set of routes (the order of
 SONiC's route bulker), so syncd applies one chunk while the next is planned. When the batch is full
 (more routes are probably queued) its answers are not waited for: the tasks stay pending ("in flight",
-NEED_RETRY) and get their results when they are handed over again, with a later pop. Up to
+``Result.held_by_handler``: the consumer does not hand them over again until ``take_settled`` names
+their keys) and get their results when they are handed over again, after a later pop. Up to
 ``MAX_FLIGHT`` chunks (two pops) stay in flight: batch N+1 is planned and sent before batch N's answers
 are read (``settle``), so that syncd always has a batch queued while orchagent pops, plans and commits.
 A pop that holds a key still in flight (a route changed again before its answer was read) settles
@@ -57,7 +58,7 @@ MAX_FLIGHT = 2 * POP_BATCH // CHUNK  # chunks sent and not settled (two pops' wo
 FREEZE_EVERY = 4096      # routes added between gc.freeze() calls
 TARGET_CACHE = 65536      # parsed next-hop fields kept (routes share few distinct next-hop sets)
 RESOLVE_FIELDS = {"mac": "00:00:00:00:00:00"}
-IN_FLIGHT = Result.retry("sent to the ASIC, answer not read yet", soon=True)
+IN_FLIGHT = Result.held_by_handler("sent to the ASIC, answer not read yet")
 RouteKey = tuple[str, str]  # (virtual router, prefix)
 
 
@@ -115,6 +116,8 @@ class RouteOrch:
         self.flight: list[Chunk] = []
         self.flight_tasks: dict[str, KeyOpFieldsValues] = {}
         self.finished: dict[str, tuple[KeyOpFieldsValues, Result]] = {}
+        self.held: set[str] = set()  # keys of tasks answered IN_FLIGHT, without a verdict yet
+        self.settled_keys: list[str] = []  # keys of tasks answered IN_FLIGHT that have a verdict now
         self.parked: dict[str, tuple[KeyOpFieldsValues, int, Result]] = {}  # waiting tasks (see _park)
         self.defaults: dict[str, bool] = {}
         self._frozen = 0  # routes when the heap was last frozen (see settle)
@@ -193,6 +196,16 @@ class RouteOrch:
             self.settle(len(self.flight) - MAX_FLIGHT)
         return [self._result(task, immediate) for task in tasks]
 
+    def take_settled(self, table: str) -> list[str]:
+        """Keys whose in-flight task has its verdict (the consumer hands those tasks again; drained)."""
+        keys, self.settled_keys = self.settled_keys, []
+        return keys
+
+    def _settled(self, key: str) -> None:
+        if key in self.held:
+            self.held.discard(key)
+            self.settled_keys.append(key)
+
     def _park(self, task: KeyOpFieldsValues, result: Result, version: int) -> None:
         """Remember a task that must wait, with the L3 state version it was decided on."""
         if result.status is TaskStatus.NEED_RETRY:
@@ -216,6 +229,7 @@ class RouteOrch:
         if done is not None and done[0] is task:
             del self.finished[task.key]
             return done[1]
+        self.held.add(task.key)
         return IN_FLIGHT
 
     def _plan(self, task: KeyOpFieldsValues, chunk: Chunk) -> Result | None:
@@ -351,6 +365,7 @@ class RouteOrch:
             if pending.new is not None:
                 self._ref(pending.new, -1)
             self.finished[pending.task.key] = (pending.task, Result.failed(f"{code} for route {pending.rkey[1]}"))
+            self._settled(pending.task.key)
             self.parked.pop(pending.task.key, None)
             return
         old = self.routes.pop(pending.rkey, None)
@@ -362,6 +377,7 @@ class RouteOrch:
             self.defaults[pending.rkey[1]] = not pending.removing
         result = pending.after or Result.success()
         self.finished[pending.task.key] = (pending.task, result)
+        self._settled(pending.task.key)
         self._park(pending.task, result, pending.version)
 
     def _ref(self, route: Installed, delta: int) -> None:
