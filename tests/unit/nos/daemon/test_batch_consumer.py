@@ -90,11 +90,15 @@ class Pipelining:
         return keys
 
 
+def pipelined(handler, source):
+    return TableConsumer("APPL_DB", "T", source, lambda t: Result.success(), batch_handler=handler,
+                         settled=handler.settled)
+
+
 def test_a_held_task_is_not_handed_again_until_the_handler_settles_it():
     handler = Pipelining()
     source = ListSource([K.set("a", {"x": "1"}), K.set("b", {"x": "1"})])
-    consumer = TableConsumer("APPL_DB", "T", source, lambda t: Result.success(), batch_handler=handler,
-                             settled=handler.settled)
+    consumer = pipelined(handler, source)
     assert consumer.drain() == 0
     assert consumer.held == {"a", "b"} and consumer.soon  # kept calling so that the handler can settle
     source.tasks = [K.set("c", {"x": "1"})]
@@ -112,8 +116,7 @@ def test_a_held_task_is_not_handed_again_until_the_handler_settles_it():
 def test_a_task_merged_over_a_held_one_waits_for_the_held_ones_verdict():
     handler = Pipelining()
     source = ListSource([K.set("a", {"x": "1"})])
-    consumer = TableConsumer("APPL_DB", "T", source, lambda t: Result.success(), batch_handler=handler,
-                             settled=handler.settled)
+    consumer = pipelined(handler, source)
     consumer.drain()
     source.tasks = [K.set("a", {"x": "2"})]  # merged into the pending SET: a new head task for a
     assert consumer.drain() == 0 and handler.handed[-1] == []
@@ -124,11 +127,10 @@ def test_a_task_merged_over_a_held_one_waits_for_the_held_ones_verdict():
     assert consumer.execute() == 1 and not consumer.pending and not consumer.held
 
 
-def test_held_tasks_are_handed_again_when_the_handler_settles_none_for_too_long(monkeypatch):
+def test_held_tasks_are_handed_again_when_the_handler_settles_none_for_too_long():
     handler = Pipelining()
     handler.settled = lambda: []  # a handler that never names what it settled (a bug)
-    consumer = TableConsumer("APPL_DB", "T", ListSource([K.set("a", {"x": "1"})]), lambda t: Result.success(),
-                             batch_handler=handler, settled=handler.settled)
+    consumer = pipelined(handler, ListSource([K.set("a", {"x": "1"})]))
     consumer.drain()
     handler.verdicts["a"] = (handler.sent.pop("a"), Result.success())
     assert consumer.execute() == 0  # still within its patience
@@ -139,8 +141,7 @@ def test_held_tasks_are_handed_again_when_the_handler_settles_none_for_too_long(
 def test_a_crash_releases_what_the_handler_held():
     handler = Pipelining()
     source = ListSource([K.set("a", {"x": "1"})])
-    consumer = TableConsumer("APPL_DB", "T", source, lambda t: Result.success(), batch_handler=handler,
-                             settled=handler.settled)
+    consumer = pipelined(handler, source)
     consumer.drain()
     real = consumer.batch_handler
 
