@@ -6,6 +6,8 @@ target document from it (pure), validates that document as ``config load`` does,
 changes and applies them in one Lua script that checks the generation first. If another transaction
 committed in between, the target is built again on the new state (a bounded number of times); a
 target that fails validation changes nothing and the error names table, key, field and reason.
+A server's cached connector lets the first attempt plan on the cache's copy with no round trip when
+that copy is known to be current; the generation check still decides (see ``commit``).
 
 JSON Patch (RFC 6902) is applied by ``jsonpatch`` to the config_db.json document: paths are
 ``/<TABLE>/<key>/<field>``, and a ``/`` inside a key is written ``~1`` (RFC 6901), as in
@@ -85,12 +87,9 @@ def plan_changes(current: Config, target: Config) -> list[RowChange]:
         differ = [key for key, row in rows.items() if (old := now.get(key)) is not row and old != row]
         changes += [RowChange(table, key, "replace", rows[key]) for key in sorted(differ)]
     for table, rows in sorted(current.items()):
-        gone = target.get(table, {})
-        if rows is gone:
-            continue
-        for key in sorted(rows):
-            if key not in gone:
-                changes.append(RowChange(table, key, "delete"))
+        kept = target.get(table, {})
+        if rows is not kept:
+            changes += [RowChange(table, key, "delete") for key in sorted(rows.keys() - kept.keys())]
     return changes
 
 
@@ -244,13 +243,30 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, table
     ``tables`` it may modify only those tables (the others are shared with the snapshot, which is
     what makes a small change cheap). Raises ``PatchError`` / ``ConfigValidationError`` (nothing
     applied) or ``ConfigConflict`` when the database kept changing under it ``ATTEMPTS`` times.
-    ``mentioned`` picks the tables whose not-acted-on notes are reported (default: those changed)."""
+    ``mentioned`` picks the tables whose not-acted-on notes are reported (default: those changed).
+
+    With a cached connector the first attempt may plan on the cache's copy without a round trip
+    (``ConfigDBConnector.recent_snapshot``): the apply's generation check covers it. A build error,
+    a validation error or a no-op found on that copy is not reported: it is planned again on a
+    confirmed snapshot (``snapshot``), and only what that one finds is. ``build`` may so run twice."""
     wanted = None if tables is None else set(tables)
-    for _ in range(ATTEMPTS):
-        current, generation = cdb.snapshot()
-        target = {table: rows for table, rows in build(private_copy(current, wanted)).items() if rows}
+    # A copy known to be current needs no round trip (ConfigDBConnector.recent_snapshot); the apply's
+    # generation check makes that safe. Anything but a clean apply on it is done again on a snapshot.
+    guess = None if dry_run else cdb.recent_snapshot()
+    attempts = ATTEMPTS + (guess is not None)
+    for _ in range(attempts):
+        guessed, guess = guess, None
+        current, generation = guessed if guessed is not None else cdb.snapshot()
+        try:
+            target = {table: rows for table, rows in build(private_copy(current, wanted)).items() if rows}
+        except Exception:
+            if guessed is None:
+                raise
+            continue  # refused on an unconfirmed copy: build again on a confirmed snapshot
         changes = plan_changes(current, target)
         report = validate_change(current, target, [(c.table, c.key) for c in changes])
+        if guessed is not None and not (report.ok and changes):
+            continue  # refused, or nothing to do, on a copy not confirmed: confirm on a snapshot
         if not report.ok:
             raise ConfigValidationError(report.errors)
         touched = set(mentioned(target) if mentioned else (c.table for c in changes))

@@ -6,13 +6,32 @@ address is printed (``gnmi.listening address=...``) and, with ``--run-dir``, wri
 ``<run dir>/gnmi.json`` (``{"pid", "host", "port", "address", "mode", "unix"}``), which is how
 ``nos up`` learns it. Exit status 2: the flags cannot be used (a non-loopback
 ``--host`` without credentials, incomplete TLS files, a port in use); the message says which.
+
+Latency settings of this process (a server, not a library; tests and clients that import the package
+keep gRPC's and Python's defaults):
+
+* gRPC's EventEngine endpoints are turned off (``GRPC_EXPERIMENTS``, unless the environment sets it):
+  with them every socket read and write of the server hops to the engine's own threads before the
+  completion queue sees it; without them the thread that waits on the queue polls the sockets
+  itself. Measured on two cores, one Capabilities call interleaved with a default server: ~0.05 ms
+  (~8-10 %) faster at p50 and p90. Experiment names change between grpcio releases: an unknown one
+  is logged by gRPC and ignored.
+* Once serving, CONFIG_DB is read into the Set cache and everything alive is moved out of the
+  collector's reach (``gc.freeze``): a full collection then walks only what came later, not the
+  ~57k objects of gRPC, protobuf, the schema and the rest (a ~20 ms pause on the test machine, which
+  would land on whichever RPC triggered it).
 """
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("GRPC_EXPERIMENTS", "-event_engine_listener,-event_engine_for_all_other_endpoints")
+
+# isort: split
 import argparse
 import dataclasses
-import os
+import gc
 import signal
 import sys
 import threading
@@ -73,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     options = options_from(args)
     if options.run_dir is not None:
         RunDir(options.run_dir).path.mkdir(parents=True, exist_ok=True)
+    stop = threading.Event()  # handlers first: gnmi.json (written by start) tells a supervisor it may signal
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     server = GnmiServer(options)
     try:
         port = server.start()
@@ -82,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
             _refuse(str(error))
         server = GnmiServer(dataclasses.replace(options, port=0))
         port = server.start()
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    server.warm()
+    gc.collect()
+    gc.freeze()
     print(f"gnmi.listening address={args.host}:{port} mode={server.mode}", flush=True)
     while not stop.wait(1.0):
         pass

@@ -3,7 +3,8 @@
 Every failure ends the RPC with a status and a message naming the path and the reason; nothing a
 client sends makes the server crash (unexpected errors answer INTERNAL and are logged). Sets are
 serialised in the process (one CONFIG_DB transaction at a time), so concurrent clients do not make
-each other's transactions retry.
+each other's transactions retry. A Set plans on the process's CONFIG_DB cache
+(``ConfigDBConnector.recent_snapshot``: no round trip after its own previous commit).
 """
 
 from __future__ import annotations

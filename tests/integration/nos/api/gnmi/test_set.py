@@ -6,8 +6,11 @@ import grpc
 import pytest
 from pygnmi.client import gNMIException
 
+from nos.config.transaction import apply_patch
 from nos.db import ConfigDBConnector
 from nos.schema.dbconfig import CONFIG_DB
+from tests.conftest import wait_until
+from tests.integration.nos.api.gnmi.conftest import START
 
 pytestmark = pytest.mark.integration
 
@@ -98,3 +101,21 @@ def test_a_refused_set_leaves_the_servers_view_intact_for_the_next_one(client, c
     client.set(update=[(f"{N}/PORT/Ethernet8/description", "uplink")], encoding="json_ietf")
     assert cdb.get_entry("PORT", "Ethernet0")["mtu"] != "1500"  # the second Set did not carry the first's row
     assert cdb.get_entry("PORT", "Ethernet8")["description"] == "uplink"
+
+
+def test_sets_in_a_row_plan_on_the_cache_and_never_lose_another_writers_change(client, cdb, server, monkeypatch):
+    """After its own commit, the server plans the next Set on its cache with no snapshot round trip;
+    a commit by another writer (REST, the CLI) in between is caught by the generation check and kept."""
+    client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1500")], encoding="json_ietf")
+    service_cdb = server.service.cdb
+    wait_until(service_cdb.recent_snapshot)  # the commit's own events are in
+    snapshots: list[int] = []
+    snapshot = service_cdb.snapshot
+    monkeypatch.setattr(service_cdb, "snapshot", lambda: snapshots.append(1) or snapshot())
+    client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1600")], encoding="json_ietf")
+    assert snapshots == [] and cdb.get_entry("PORT", "Ethernet0")["mtu"] == "1600"
+    apply_patch(cdb, [{"op": "replace", "path": "/PORT/Ethernet0/admin_status", "value": "down"}])
+    before = cdb.generation()
+    client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1700")], encoding="json_ietf")
+    assert cdb.generation() == before + 1
+    assert cdb.get_entry("PORT", "Ethernet0") == {**START["PORT"]["Ethernet0"], "mtu": "1700", "admin_status": "down"}
