@@ -15,10 +15,10 @@ an event). Otherwise the new events' rows are read in another round. So a snapsh
 trip plus the token's delivery while the configuration is quiet.
 
 A transaction's own write need not be read back. ``ConfigDBConnector.apply`` with an expected
-generation sends the script and a marker (a PUBLISH on the cache's channel) in one MULTI/EXEC, and
-tells the cache (``applied``) the rows it wrote. If the copy was known to be at that generation, it
-takes the rows at once; in the subscription that apply's events are the generation key's ``incrby``,
-then its rows, then the marker, with nothing in between (MULTI/EXEC), so they are recognised as its
+generation has its script PUBLISH a marker on the cache's channel after the changes, and tells the
+cache (``applied``) the rows it wrote. If the copy was known to be at that generation, it takes the
+rows at once; in the subscription that apply's events are the generation key's ``incrby``, then its
+rows, then the marker, with nothing in between (a script runs alone), so they are recognised as its
 own and not re-read. When the marker is read and no other event came before it since the copy was
 known, the copy is known at the next generation (a marker not read by the next barrier's token, which
 was published after it, means events went astray: the next snapshot reads everything again).
@@ -113,7 +113,7 @@ class ConfigCache:
 
     def applied(self, written: Sequence[Written], generation: int, token: str) -> None:
         """An apply planned on ``generation`` succeeded (so CONFIG_DB is now at ``generation + 1``),
-        wrote ``written`` and published ``token`` in the same MULTI/EXEC. Taken into the copy when
+        wrote ``written`` and published ``token`` in the same script. Taken into the copy when
         the copy is known at ``generation``; else its events are read as anyone else's."""
         with self._lock:
             if self._config is None or self._own is not None or self._known != generation:

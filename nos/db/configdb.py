@@ -12,9 +12,9 @@ Every apply bumps ``NOS_CONFIG_GENERATION`` (a plain key, not a table); a transa
 generation is applied only if no other apply came in between (``ConfigConflict`` otherwise). Writes
 that bypass this layer (redis-cli HSET) do not bump it.
 
-With a cache (``cached=True``), an apply with an expected generation also publishes the cache's
-marker in the same MULTI/EXEC (still one round trip) and hands the cache the rows it wrote, so the
-cache need not read them back and the next transaction can plan with no round trip
+With a cache (``cached=True``), an apply with an expected generation also has the script publish the
+cache's marker after its changes (still one script, one round trip) and hands the cache the rows it
+wrote, so the cache need not read them back and the next transaction can plan with no round trip
 (``recent_snapshot``; see ``ConfigCache``).
 """
 
@@ -23,8 +23,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, cast
-
-from redis.exceptions import NoScriptError
 
 from nos.db.config_cache import ConfigCache, Written
 from nos.db.config_rows import CONFIG_SEPARATOR as CONFIG_SEPARATOR
@@ -156,7 +154,7 @@ class ConfigDBConnector:
     def apply(self, changes: Iterable[RowChange], *, expect_generation: int | None = None) -> int:
         """Apply row changes in one atomic script; returns rows touched. With ``expect_generation``,
         raise ``ConfigConflict`` (and apply nothing) unless CONFIG_DB is still at that generation."""
-        args: list[str] = ["" if expect_generation is None else str(expect_generation)]
+        args: list[str] = ["" if expect_generation is None else str(expect_generation), "", ""]
         written: list[Written] = []
         exact = True  # a merge's result depends on the row's fields: the cache reads those back
         for change in changes:
@@ -167,39 +165,20 @@ class ConfigDBConnector:
                 args += [field, value]
             written.append((name, None if change.mode == "delete" else raw))
             exact = exact and change.mode != "merge"
-        if len(args) == 1:
+        if len(args) == 3:
             return 0
         cache = self.cache if expect_generation is not None else None
+        marker = cache.marker() if cache is not None else None
+        if marker is not None:
+            args[1:3] = marker  # the script publishes it after the changes (see ConfigCache)
         with map_redis_errors("apply CONFIG_DB changes"):
-            if cache is None:
-                touched, token = int(self._apply(keys=[CONFIG_DB_GENERATION_KEY], args=args)), None
-            else:
-                touched, token = self._apply_marked(cache, args)
+            touched = int(self._apply(keys=[CONFIG_DB_GENERATION_KEY], args=args))
+        token = marker[1] if marker is not None else None
         if touched < 0:
             raise ConfigConflict(f"CONFIG_DB changed since generation {expect_generation}; nothing applied")
         if cache is not None and token is not None and exact and expect_generation is not None:
             cache.applied(written, expect_generation, token)
         return touched
-
-    def _apply_marked(self, cache: ConfigCache, args: list[str]) -> tuple[int, str | None]:
-        """The apply script and a PUBLISH of the cache's marker in one MULTI/EXEC (one round trip): in
-        the cache's subscription this apply's events then come right before the marker. Returns
-        (rows touched, the marker; None when the cache takes none yet)."""
-        for _ in range(2):
-            marker = cache.marker()  # a new one per attempt: a failed attempt's marker must not close this one
-            if marker is None:
-                return int(self._apply(keys=[CONFIG_DB_GENERATION_KEY], args=args)), None
-            pipe = self.db.client.pipeline(transaction=True)
-            pipe.evalsha(self._apply.sha, 1, CONFIG_DB_GENERATION_KEY, *args)
-            pipe.publish(*marker)
-            result = pipe.execute(raise_on_error=False)[0]
-            if isinstance(result, NoScriptError):  # Redis restarted or flushed its scripts: load, once more
-                self.db.client.script_load(self._apply.script)
-                continue
-            if isinstance(result, Exception):
-                raise result
-            return int(result), marker[1]
-        raise DbError("apply CONFIG_DB changes: Redis does not keep the apply script")
 
     def close(self) -> None:
         """Release the cache's subscription (the DB connection itself belongs to its owner)."""

@@ -6,13 +6,15 @@
 -- Field-less rows arrive as the placeholder NULL=NULL. Returns the number of rows touched.
 -- KEYS[1] the generation counter, bumped by every apply. ARGV[1] the generation the changes were
 -- planned on, or '' for none: when it is given and the counter moved, nothing is applied and the
--- reply is -1 (another transaction committed in between).
+-- reply is -1 (another transaction committed in between). ARGV[2], ARGV[3]: a channel ('' for none)
+-- and a message PUBLISHed after the changes (a ConfigCache's marker: in its subscription, this apply's
+-- keyspace events come right before it, nothing in between). The row groups start at ARGV[4].
 local generation = redis.call('GET', KEYS[1]) or '0'
 if ARGV[1] ~= '' and ARGV[1] ~= generation then
     return -1
 end
 redis.call('INCR', KEYS[1])
-local i = 2
+local i = 4
 local touched = 0
 while i <= #ARGV do
     local key, mode, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
@@ -39,5 +41,8 @@ while i <= #ARGV do
         touched = touched + 1
     end
     i = i + 3 + n * 2
+end
+if ARGV[2] ~= '' then
+    redis.call('PUBLISH', ARGV[2], ARGV[3])
 end
 return touched

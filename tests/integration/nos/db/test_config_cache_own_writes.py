@@ -260,7 +260,7 @@ def test_a_merge_is_read_back_like_anyone_elses_write(cached: ConfigDBConnector)
 
 def test_an_apply_after_redis_lost_its_scripts_loads_it_again(cached: ConfigDBConnector,
                                                              raw: Callable[[int], redis.Redis]) -> None:
-    raw(4).script_flush()  # as after a Redis restart: EVALSHA inside the MULTI answers NOSCRIPT
+    raw(4).script_flush()  # as after a Redis restart: EVALSHA answers NOSCRIPT
     result = apply_patch(cached, mtu("1500"))
     assert result.applied and cached.get_entry("PORT", "Ethernet0")["mtu"] == "1500"
     assert known(cached) == (cached.get_config(), cached.generation())
