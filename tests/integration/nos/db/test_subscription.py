@@ -32,3 +32,26 @@ def test_drain_survives_a_message_split_across_socket_reads(dbs: Databases) -> N
     assert [len(p) for p in got] == [BIG] * 3
     assert [p[0] for p in got] == ["x", "y", "z"]
     assert polls > 3
+
+
+def test_drain_returns_channel_and_pattern_messages_in_order_and_skips_other_replies(dbs: Databases) -> None:
+    db = dbs[APPL_DB]
+    sub = Subscription(db)
+    sub.subscribe(channels=["nos-test-plain"], patterns=[f"__keyspace@{db.id}__:NOS_TEST_SUB|*"])
+    try:
+        db.client.publish("nos-test-plain", "one")
+        db.client.hset("NOS_TEST_SUB|a", "f", "v")
+        sub._pubsub.ping()  # a pong on the same connection: redis-py's own handling, not a message
+        db.client.publish("nos-test-plain", "two")
+        got = []
+        deadline = time.monotonic() + 5.0
+        while len(got) < 3 and time.monotonic() < deadline:
+            got += sub.drain()
+        assert [(m.channel, m.data, m.pattern) for m in got] == [
+            ("nos-test-plain", "one", None),
+            (f"__keyspace@{db.id}__:NOS_TEST_SUB|a", "hset", f"__keyspace@{db.id}__:NOS_TEST_SUB|*"),
+            ("nos-test-plain", "two", None)]
+        assert sub.drain() == []
+    finally:
+        db.client.delete("NOS_TEST_SUB|a")
+        sub.close()
