@@ -198,14 +198,14 @@ class ObjectStore:
             if oid_type(object_id) is not meta.object_type:
                 return None, fail(st.INVALID_OBJECT_ID, f"{object_id} is not a {meta.object_type.sai_name} id")
             return None, None
-        key = _fast_entry_key(meta.key_fields, object_id)
+        key = _fast_entry_key(meta.key_fields, object_id)  # has exactly the key fields when it parses
         if key is None:
             try:
                 key = json.loads(object_id)
             except ValueError:
                 return None, fail(st.INVALID_PARAMETER, f"entry key is not JSON: {object_id[:120]}")
-        if not isinstance(key, dict) or key.keys() != set(meta.key_fields):
-            return None, fail(st.INVALID_PARAMETER, f"entry key must have {', '.join(meta.key_fields)}")
+            if not isinstance(key, dict) or key.keys() != set(meta.key_fields):
+                return None, fail(st.INVALID_PARAMETER, f"entry key must have {', '.join(meta.key_fields)}")
         for field_name in meta.key_refs:
             if not self.exists_oid(key[field_name]):
                 return None, fail(st.INVALID_PARAMETER, f"entry key {field_name} {key[field_name]} does not exist")
