@@ -88,10 +88,10 @@ def main() -> None:
         print(f"  ROUTE_TABLE -> ASIC_DB (e2e)          {r['routes_median']:>10,.0f} routes/s"
               f"   = {r['routes_median'] / r['raw_median']:.0%} of raw   (target >= 20,000)")
     if args.only in (None, "gnmi"):
-        out["gnmi"] = gnmi.run_all(quick=False)
+        out["gnmi"] = gnmi.run_all(quick=False, repeats=args.runs)
         gnmi.report(out["gnmi"])
     if args.only in (None, "rest"):
-        out["rest"] = rest.run()
+        out["rest"] = rest.run(repeats=args.runs)
         rest.report(out["rest"])
     if args.only in (None, "forward"):
         out["forward"] = forward.run(runs=args.runs)
