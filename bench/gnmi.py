@@ -48,6 +48,7 @@ from pygnmi.client import gNMIclient
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from bench.rest import Client, round_trip
+from bench.stats import median_at
 from nos.runtime.rundir import RunDir
 
 SKU = "NOS-SIM-128x400G"
@@ -322,16 +323,7 @@ def _medians(latency: list[dict[str, Any]]) -> dict[str, float]:
              "applied_p50_ms": ("set", "applied", "p50_ms"), "applied_p99_ms": ("set", "applied", "p99_ms"),
              "on_change_p50_ms": ("on_change", "p50_ms"), "on_change_p99_ms": ("on_change", "p99_ms"),
              "first_after_boot_ms": ("set", "first_after_boot_ms"), "accepted_p99_x_rtt": ("accepted_p99_x_rtt",)}
-    out = {}
-    for name, path in picks.items():
-        values = []
-        for run in latency:
-            value: Any = run
-            for step in path:
-                value = value[step]
-            values.append(float(value))
-        out[name] = round(statistics.median(values), 2)
-    return out
+    return {name: round(median_at(latency, path), 2) for name, path in picks.items()}
 
 
 def report(out: dict[str, Any]) -> None:

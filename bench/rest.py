@@ -39,6 +39,8 @@ from urllib.parse import urlsplit
 
 import redis
 
+from bench.stats import median_at
+
 SKU = "NOS-SIM-128x400G"
 MTU_OVERHEAD = 22  # SAI_PORT_ATTR_MTU = mtu + Ethernet header, FCS and one VLAN tag (portsorch)
 NOS = [sys.executable, "-m", "nos.cli.main"]
@@ -280,17 +282,10 @@ def run(sku: str = SKU, repeats: int = 3) -> dict[str, Any]:
     picks = {"counters_closed_loop": ("counters_closed_loop",), "counters_polling_10hz": ("counters_polling_10hz",),
              "health_rtt": ("health_rtt",), "patch_one_accepted": ("patch_one", "accepted"),
              "patch_one_applied": ("patch_one", "applied"), "patch_all_applied": ("patch_all", "applied")}
-    median: dict[str, Any] = {}
-    for name, path in picks.items():
-        found = []
-        for one in runs:
-            value: Any = one
-            for step in path:
-                value = value[step]
-            found.append(value)
-        median[name] = {key: statistics.median(f[key] for f in found) for key in ("p50_ms", "p99_ms")}
-    median["requests_per_s"] = statistics.median(r["counters_closed_loop"]["requests_per_s"] for r in runs)
-    median["accepted_p99_x_rtt"] = statistics.median(r["accepted_p99_x_rtt"] for r in runs)
+    median: dict[str, Any] = {name: {key: median_at(runs, (*path, key)) for key in ("p50_ms", "p99_ms")}
+                              for name, path in picks.items()}
+    median["requests_per_s"] = median_at(runs, ("counters_closed_loop", "requests_per_s"))
+    median["accepted_p99_x_rtt"] = median_at(runs, ("accepted_p99_x_rtt",))
     return {"sku": sku, "ports": runs[0]["ports"], "counters_source": runs[0]["counters_source"],
             "clients": runs[0]["counters_closed_loop"]["clients"], "targets": TARGETS, "runs": runs,
             "median": median}
