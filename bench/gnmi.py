@@ -47,7 +47,7 @@ import redis
 from pygnmi.client import gNMIclient
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from bench.rest import Client, round_trip
+from bench.rest import Client, health_samples
 from bench.stats import median_at
 from nos.runtime.rundir import RunDir
 
@@ -182,15 +182,10 @@ class HttpRtt:
     def __init__(self, endpoints: dict[str, str]) -> None:
         self.rest = Client(endpoints["rest"])
         self.samples: list[float] = []
-        round_trip(self.rest, 50)  # connection open, server warm
+        health_samples(self.rest, 50)  # connection open, server warm
 
     def measure(self, runs: int) -> None:
-        for _ in range(runs):
-            start = time.perf_counter()
-            status, _ = self.rest.request("GET", "/api/v1/health")
-            self.samples.append((time.perf_counter() - start) * 1000)
-            if status != 200:
-                raise RuntimeError(f"GET /api/v1/health answered {status}")
+        self.samples += [seconds * 1000 for seconds in health_samples(self.rest, runs)]
 
     def close(self) -> dict[str, float]:
         self.rest.close()

@@ -68,7 +68,7 @@ class ConfigCache:
     def __init__(self, db: DBConnector) -> None:
         self.db = db
         self.sep = db.separator
-        self.channel = f"NOS_CONFIG_CACHE_BARRIER:{os.getpid()}:{next(self._ids)}"
+        self._channel = f"NOS_CONFIG_CACHE_BARRIER:{os.getpid()}:{next(self._ids)}"
         self._prefix = f"__keyspace@{db.id}__:"
         self._sub: Subscription | None = None  # subscribed at the first snapshot (Redis may not be up yet)
         self._tokens = itertools.count()
@@ -109,7 +109,7 @@ class ConfigCache:
         with self._lock:
             if self._sub is None or self._config is None:
                 return None
-            return self.channel, f"apply:{next(self._tokens)}"
+            return self._channel, f"apply:{next(self._tokens)}"
 
     def applied(self, written: Sequence[Written], generation: int, token: str) -> None:
         """An apply planned on ``generation`` succeeded (so CONFIG_DB is now at ``generation + 1``),
@@ -133,7 +133,7 @@ class ConfigCache:
     def _snapshot(self, full_read: Callable[[], Config]) -> tuple[Config, int]:
         if self._sub is None:
             self._sub = Subscription(self.db)
-            self._sub.subscribe(channels=[self.channel], patterns=[self._prefix + "*"])
+            self._sub.subscribe(channels=[self._channel], patterns=[self._prefix + "*"])
             self._config = None
         sub = self._sub
         while True:
@@ -172,7 +172,7 @@ class ConfigCache:
             for name in names:
                 pipe.hgetall(name)
             pipe.get(CONFIG_DB_GENERATION_KEY)
-            pipe.publish(self.channel, token)
+            pipe.publish(self._channel, token)
             *rows, generation, _ = pipe.execute(raise_on_error=False)
         if isinstance(generation, Exception):
             raise DbProtocolError(f"get {CONFIG_DB_GENERATION_KEY}: {generation}")
@@ -195,7 +195,7 @@ class ConfigCache:
         generation if nothing was named before it. Returns whether the token was read."""
         seen = barrier is None
         for message in messages:
-            if message.channel == self.channel:
+            if message.channel == self._channel:
                 if barrier is not None and not seen and message.data == barrier[0]:
                     seen = True
                     self._known = barrier[1] if not barrier[2] else None

@@ -154,7 +154,9 @@ class ConfigDBConnector:
     def apply(self, changes: Iterable[RowChange], *, expect_generation: int | None = None) -> int:
         """Apply row changes in one atomic script; returns rows touched. With ``expect_generation``,
         raise ``ConfigConflict`` (and apply nothing) unless CONFIG_DB is still at that generation."""
-        args: list[str] = ["" if expect_generation is None else str(expect_generation), "", ""]
+        cache = self.cache if expect_generation is not None else None
+        marker = cache.marker() if cache is not None else None  # the script publishes it after the changes
+        args: list[str] = ["" if expect_generation is None else str(expect_generation), *(marker or ("", ""))]
         written: list[Written] = []
         exact = True  # a merge's result depends on the row's fields: the cache reads those back
         for change in changes:
@@ -167,17 +169,12 @@ class ConfigDBConnector:
             exact = exact and change.mode != "merge"
         if len(args) == 3:
             return 0
-        cache = self.cache if expect_generation is not None else None
-        marker = cache.marker() if cache is not None else None
-        if marker is not None:
-            args[1:3] = marker  # the script publishes it after the changes (see ConfigCache)
         with map_redis_errors("apply CONFIG_DB changes"):
             touched = int(self._apply(keys=[CONFIG_DB_GENERATION_KEY], args=args))
-        token = marker[1] if marker is not None else None
         if touched < 0:
             raise ConfigConflict(f"CONFIG_DB changed since generation {expect_generation}; nothing applied")
-        if cache is not None and token is not None and exact and expect_generation is not None:
-            cache.applied(written, expect_generation, token)
+        if marker is not None and exact and cache is not None and expect_generation is not None:
+            cache.applied(written, expect_generation, marker[1])
         return touched
 
     def close(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nos.db.errors import DbConnectionError, DbProtocolError, map_redis_errors
 
@@ -26,6 +26,14 @@ class Message:
     channel: str
     data: str
     pattern: str | None = None
+
+
+def _message(msg: dict[str, object] | None) -> Message | None:
+    """A redis-py message dict as a Message; None for anything but a published message."""
+    if msg is None or msg["type"] not in ("message", "pmessage"):
+        return None
+    pattern = msg.get("pattern")
+    return Message(str(msg["channel"]), str(msg["data"]), str(pattern) if pattern else None)
 
 
 class Subscription:
@@ -62,16 +70,20 @@ class Subscription:
                 self._keep(msg)
 
     def _keep(self, msg: dict[str, object]) -> None:
-        if msg["type"] in ("message", "pmessage"):
-            pattern = msg.get("pattern")
-            self._backlog.append(
-                Message(str(msg["channel"]), str(msg["data"]), str(pattern) if pattern else None)
-            )
+        message = _message(msg)
+        if message is not None:
+            self._backlog.append(message)
+
+    def _connection(self) -> Any:
+        conn = self._pubsub.connection
+        if conn is None:
+            raise DbConnectionError("subscription connection is closed")
+        return conn
 
     def fileno(self) -> int:
         """The socket to wait on in ``select()``."""
-        conn = self._pubsub.connection
-        if conn is None or conn._sock is None:  # redis-py keeps the socket private
+        conn = self._connection()
+        if conn._sock is None:  # redis-py keeps the socket private
             raise DbConnectionError("subscription connection is closed")
         fd: int = conn._sock.fileno()
         return fd
@@ -82,9 +94,7 @@ class Subscription:
         Data is waited for first (parser buffer or socket), then the message is read blocking:
         a burst of notifications reaches the socket in parts, and redis-py's timed read would
         give up on a message that arrived in part and reconnect, losing the part already read."""
-        conn = self._pubsub.connection
-        if conn is None:
-            raise DbConnectionError("subscription connection is closed")
+        conn = self._connection()
         with map_redis_errors("read subscription"):
             if not conn.can_read(timeout=timeout):
                 return None
@@ -98,9 +108,7 @@ class Subscription:
         dict and looks up handlers for each: ~4x the cost); anything else (a subscription
         confirmation, a pong) goes through redis-py's own handling, which keeps its state."""
         out, self._backlog = self._backlog, []
-        conn = self._pubsub.connection
-        if conn is None:
-            raise DbConnectionError("subscription connection is closed")
+        conn = self._connection()
         with map_redis_errors("read subscription"):
             while conn.can_read(timeout=0):
                 reply = conn.read_response(disconnect_on_error=False, push_request=True, timeout=None)
@@ -109,11 +117,8 @@ class Subscription:
                     out.append(Message(reply[2], reply[3], reply[1]))
                 elif kind == "message" and len(reply) == 3:
                     out.append(Message(reply[1], reply[2]))
-                else:
-                    msg = self._pubsub.handle_message(reply)
-                    if msg is not None and msg["type"] in ("message", "pmessage"):
-                        self._keep(msg)
-                        out.append(self._backlog.pop())
+                elif (message := _message(self._pubsub.handle_message(reply))) is not None:
+                    out.append(message)
         return out
 
     def wait(self, timeout: float) -> list[Message]:

@@ -116,8 +116,7 @@ class RouteOrch:
         self.flight: list[Chunk] = []
         self.flight_tasks: dict[str, KeyOpFieldsValues] = {}
         self.finished: dict[str, tuple[KeyOpFieldsValues, Result]] = {}
-        self.held: set[str] = set()  # keys of tasks answered IN_FLIGHT, without a verdict yet
-        self.settled_keys: list[str] = []  # keys of tasks answered IN_FLIGHT that have a verdict now
+        self.settled_keys: list[str] = []  # keys of tasks given a verdict during the last handle_batch
         self.parked: dict[str, tuple[KeyOpFieldsValues, int, Result]] = {}  # waiting tasks (see _park)
         self.defaults: dict[str, bool] = {}
         self._frozen = 0  # routes when the heap was last frozen (see settle)
@@ -166,6 +165,7 @@ class RouteOrch:
         return self.handle_batch(table, [task])[0]
 
     def handle_batch(self, table: str, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        self.settled_keys = []  # the consumer took the previous call's (take_settled)
         immediate: dict[int, Result] = {}
         work = []
         for task in tasks:
@@ -197,14 +197,10 @@ class RouteOrch:
         return [self._result(task, immediate) for task in tasks]
 
     def take_settled(self, table: str) -> list[str]:
-        """Keys whose in-flight task has its verdict (the consumer hands those tasks again; drained)."""
+        """Keys whose task got its verdict during the last ``handle_batch`` call: the consumer hands
+        the ones it was told were IN_FLIGHT (held) again, to collect that verdict (drained)."""
         keys, self.settled_keys = self.settled_keys, []
         return keys
-
-    def _settled(self, key: str) -> None:
-        if key in self.held:
-            self.held.discard(key)
-            self.settled_keys.append(key)
 
     def _park(self, task: KeyOpFieldsValues, result: Result, version: int) -> None:
         """Remember a task that must wait, with the L3 state version it was decided on."""
@@ -229,7 +225,6 @@ class RouteOrch:
         if done is not None and done[0] is task:
             del self.finished[task.key]
             return done[1]
-        self.held.add(task.key)
         return IN_FLIGHT
 
     def _plan(self, task: KeyOpFieldsValues, chunk: Chunk) -> Result | None:
@@ -365,7 +360,7 @@ class RouteOrch:
             if pending.new is not None:
                 self._ref(pending.new, -1)
             self.finished[pending.task.key] = (pending.task, Result.failed(f"{code} for route {pending.rkey[1]}"))
-            self._settled(pending.task.key)
+            self.settled_keys.append(pending.task.key)
             self.parked.pop(pending.task.key, None)
             return
         old = self.routes.pop(pending.rkey, None)
@@ -377,7 +372,7 @@ class RouteOrch:
             self.defaults[pending.rkey[1]] = not pending.removing
         result = pending.after or Result.success()
         self.finished[pending.task.key] = (pending.task, result)
-        self._settled(pending.task.key)
+        self.settled_keys.append(pending.task.key)
         self._park(pending.task, result, pending.version)
 
     def _ref(self, route: Installed, delta: int) -> None:
