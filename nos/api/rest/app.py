@@ -4,15 +4,21 @@ Routers, one module per resource family (``routes/``): system (health, status), 
 CRUD and JSON Patch), state, counters, operations and jobs. Every router but health runs the
 authentication dependency (``security``); every failure is a RESTCONF error body (``errors``).
 Routes that touch Redis are plain ``def`` so FastAPI runs the blocking calls in its threadpool.
+
+Routes are added to the application itself (``add_routes``), not with ``include_router``: FastAPI keeps
+an included router nested and walks it twice per request (to match, then to handle), level by level,
+which cost ~50 us of the ~540 us a one-row PATCH takes in the application.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI
+from fastapi.params import Depends as DependsParam
+from fastapi.routing import APIRoute, APIRouter
 
 from nos import __version__
 from nos.api.auth import Authenticator
@@ -43,16 +49,31 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
     app.state.ctx = ctx
     errors.install(app)
     guarded = [Depends(authenticator_dependency(auth))]
-    app.include_router(system.health_router())
+    add_routes(app, [system.health_router()])
     # Paths are matched in registration order and the prefixes do not overlap: what monitoring polls
     # (counters) and writes come before the rest, so their requests are matched soonest.
-    for module in (counters, config):
-        app.include_router(module.router(ctx), dependencies=guarded)
-    app.include_router(system.status_router(ctx), dependencies=guarded)
-    app.include_router(system.metrics_router(ctx), dependencies=guarded)
-    for module in (state, operations, intents, traffic):
-        app.include_router(module.router(ctx), dependencies=guarded)
+    add_routes(app, [counters.router(ctx), *config.routers(ctx), system.status_router(ctx),
+                     system.metrics_router(ctx), state.router(ctx), *operations.routers(ctx), intents.router(ctx),
+                     traffic.router(ctx)], guarded)
     return app
 
 
-__all__ = ["create_app"]
+def add_routes(app: FastAPI, routers: Sequence[APIRouter], dependencies: Sequence[DependsParam] = ()) -> None:
+    """Every route of ``routers`` added to ``app`` itself, after ``dependencies`` (what ``include_router``
+    gives, without the nesting: see the module docstring). The routers' own prefixes, tags, responses
+    and dependencies are already in their routes; a router holding anything but plain routes is refused."""
+    for router in routers:
+        for route in router.routes:
+            if not isinstance(route, APIRoute):
+                raise TypeError(f"add_routes: {route!r} is not an APIRoute (include nested routers' routes directly)")
+            app.router.add_api_route(
+                route.path, route.endpoint, response_model=route.response_model, status_code=route.status_code,
+                tags=route.tags, dependencies=[*dependencies, *route.dependencies], summary=route.summary,
+                description=route.description, response_description=route.response_description,
+                responses=route.responses, deprecated=route.deprecated, methods=route.methods,
+                operation_id=route.operation_id, include_in_schema=route.include_in_schema,
+                response_class=route.response_class, name=route.name, callbacks=route.callbacks,
+                openapi_extra=route.openapi_extra, generate_unique_id_function=route.generate_unique_id_function)
+
+
+__all__ = ["add_routes", "create_app"]

@@ -8,6 +8,7 @@ are still caught by the transaction's generation check.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,8 +18,11 @@ from nos.api.auth import Authenticator
 from nos.api.rest.jobs import JobStore
 from nos.db import ConfigDBConnector
 from nos.db.connector import Databases
+from nos.db.errors import DbError
 from nos.runtime.rundir import RunDir
 from nos.schema.dbconfig import CONFIG_DB
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -34,6 +38,16 @@ class ApiContext:
     def __post_init__(self) -> None:
         self.cdb = ConfigDBConnector(self.dbs[CONFIG_DB], cached=True)  # snapshots kept current by keyspace events
 
+    def warm(self) -> bool:
+        """Read CONFIG_DB into the write path's cache now rather than on the first write (~30 ms on the
+        128-port SKU). Best effort: False if Redis does not answer (the first write reads it then)."""
+        try:
+            self.cdb.snapshot()
+        except DbError as error:
+            log.warning("rest.warm.skipped error=%s", error)
+            return False
+        return True
+
     @property
     def saved_config(self) -> Path | None:
         """Where ``config save`` writes by default and ``config reload`` reads (``<run dir>/config_db.json``)."""
@@ -43,6 +57,7 @@ class ApiContext:
         for close in self.on_close:
             close()
         self.jobs.close()
+        self.cdb.close()  # the config cache's subscription
 
 
 __all__ = ["ApiContext"]

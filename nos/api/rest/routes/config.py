@@ -187,12 +187,8 @@ def small_patch(operations: Sequence[Mapping[str, object]]) -> bool:
 
 # ---- routes ---------------------------------------------------------------------------------------
 
-def router(ctx: ApiContext) -> APIRouter:
-    api = APIRouter()
-    api.include_router(read_router(ctx))
-    api.include_router(write_router(ctx))
-    api.include_router(patch_router(ctx))
-    return api
+def routers(ctx: ApiContext) -> list[APIRouter]:
+    return [read_router(ctx), write_router(ctx), patch_router(ctx)]
 
 
 def read_router(ctx: ApiContext) -> APIRouter:
@@ -287,4 +283,4 @@ def patch_router(ctx: ApiContext) -> APIRouter:
     return api
 
 
-__all__ = ["check_patch_tables", "rebase", "router", "run_write", "small_patch", "write"]
+__all__ = ["check_patch_tables", "rebase", "routers", "run_write", "small_patch", "write"]

@@ -108,11 +108,8 @@ def delete_steps(ctx: ApiContext, name: str) -> list[Step]:
     return [Step(f"delete checkpoint '{name}'", delete)]
 
 
-def router(ctx: ApiContext) -> APIRouter:
-    api = APIRouter()
-    api.include_router(operations_router(ctx))
-    api.include_router(jobs_router(ctx))
-    return api
+def routers(ctx: ApiContext) -> list[APIRouter]:
+    return [operations_router(ctx), jobs_router(ctx)]
 
 
 def operations_router(ctx: ApiContext) -> APIRouter:
@@ -186,4 +183,4 @@ def jobs_router(ctx: ApiContext) -> APIRouter:
     return api
 
 
-__all__ = ["router"]
+__all__ = ["routers"]
