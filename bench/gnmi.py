@@ -7,7 +7,8 @@
   with TCP_NODELAY, as ``bench.rest`` measures it; half its samples before the Sets, half after);
   applied p99 < 20 ms. pygnmi is the client of record; the same Set from a bare grpc stub
   (``raw_set``, no pygnmi path handling) is reported for reference. The first Set after boot is
-  reported apart and the samples start a second after it, once the daemons' post-boot work is done.
+  reported apart and the samples start once the switch has settled (``bench.rest.settle``: the
+  daemons' post-boot work and the first poll of the 10 s counter groups are done).
 * ``on_change_latency``: a CONFIG_DB write (``HSET PORT|Ethernet0 description``) until the ON_CHANGE update
   reaches the subscriber. Target: p99 < 20 ms.
 * ``sample_streams``: ``streams`` SAMPLE subscriptions of ``COUNTERS/Ethernet*`` (every port's counters)
@@ -47,7 +48,7 @@ import redis
 from pygnmi.client import gNMIclient
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from bench.rest import Client, health_samples
+from bench.rest import Client, health_samples, settle
 from bench.stats import median_at
 from nos.runtime.rundir import RunDir
 
@@ -289,7 +290,7 @@ def latency_run(sku: str, runs: int, rtt_runs: int) -> dict[str, Any]:
     before, half after), Sets from pygnmi and from a bare stub, and ON_CHANGE delivery."""
     with running_switch(sku) as endpoints:
         first_ms = first_set_after_boot(endpoints)
-        time.sleep(1.0)  # the daemons finish their post-boot work (~2 s after nos up returns)
+        settle(endpoints["redis"])  # the daemons' post-boot work and the first 10 s counter polls
         rtt = HttpRtt(endpoints)
         rtt.measure(rtt_runs // 2)
         out = {"set": set_latency(endpoints, runs), "raw_set": raw_set_latency(endpoints, runs)}
