@@ -7,7 +7,7 @@
   with TCP_NODELAY, as ``bench.rest`` measures it; half its samples before the Sets, half after);
   applied p99 < 20 ms. pygnmi is the client of record; the same Set from a bare grpc stub
   (``raw_set``, no pygnmi path handling) is reported for reference. The first Set after boot is
-  reported apart and the samples start once the switch has settled (``bench.rest.settle``: the
+  reported apart and the samples start once the switch has settled (``bench.settle``: the
   daemons' post-boot work and the first poll of the 10 s counter groups are done).
 * ``on_change_latency``: a CONFIG_DB write (``HSET PORT|Ethernet0 description``) until the ON_CHANGE update
   reaches the subscriber. Target: p99 < 20 ms.
@@ -48,7 +48,8 @@ import redis
 from pygnmi.client import gNMIclient
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from bench.rest import Client, health_samples, settle
+from bench.rest import Client, health_samples
+from bench.settle import settle
 from bench.stats import median_at
 from nos.runtime.rundir import RunDir
 

@@ -40,7 +40,7 @@ from urllib.parse import urlsplit
 
 import redis
 
-from bench.routes import settled
+from bench.settle import exist, settle
 from bench.stats import median_at
 
 SKU = "NOS-SIM-128x400G"
@@ -73,33 +73,6 @@ def running_switch(sku: str = SKU) -> Iterator[dict[str, str]]:
             subprocess.run([*NOS, "down", "--run-dir", tmp], capture_output=True)
 
 
-def settle(url: str, timeout: float = 30.0) -> None:
-    """Wait out a fresh switch's post-boot work, which ``bench.boot`` measures: orchagent's buffers and QoS
-    (ASIC object counts still for a second) and the first poll of the 10 s flex counter groups (every
-    queue and PG has its ``COUNTERS`` hash; that poll writes ~2,000 hashes ~8 s after ``nos up``)."""
-    asic = redis.Redis.from_url(url, db=1, decode_responses=True)
-    settled(asic)
-    asic.close()
-    counters = redis.Redis.from_url(url, db=2, decode_responses=True)
-    try:
-        deadline = time.monotonic() + timeout
-        for name_map in ("COUNTERS_QUEUE_NAME_MAP", "COUNTERS_PG_NAME_MAP"):
-            oids = list(counters.hgetall(name_map).values())
-            while not all(_exist(counters, [f"COUNTERS:{oid}" for oid in oids])):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"the first poll of {name_map}'s counters never came")
-                time.sleep(0.1)
-    finally:
-        counters.close()
-
-
-def _exist(client: redis.Redis, keys: list[str]) -> list[bool]:
-    pipe = client.pipeline(transaction=False)
-    for key in keys:
-        pipe.exists(key)
-    return [bool(found) for found in pipe.execute()]
-
-
 # ---- counters -------------------------------------------------------------------------------------
 
 def port_stat_names() -> list[str]:
@@ -124,7 +97,7 @@ def ensure_counters(url: str, wait_s: float = 3.0) -> str:
         oids = client.hgetall("COUNTERS_PORT_NAME_MAP")
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
-            if all(_exist(client, [f"COUNTERS:{oid}" for oid in oids.values()])):
+            if all(exist(client, [f"COUNTERS:{oid}" for oid in oids.values()])):
                 return "syncd_sim"
             time.sleep(0.1)
         rng = random.Random(0)

@@ -2,9 +2,9 @@
 
 One run starts a whole switch (``nos up -d``), routes ``ports`` ports through CONFIG_DB (admin up,
 ``INTERFACE|EthernetN|10.0.i.0/31``, a static ``NEIGH`` peer 10.0.i.1 each), waits until the peers
-are next hops in ASIC_DB and the switch has settled (syncd_sim's object counts unchanged for 1 s:
-``ready`` does not wait for orchagent to finish the ports' buffers and QoS, and a routing table arrives
-at a switch that has booted), then writes ``n`` IPv4 /24 routes into APPL_DB ROUTE_TABLE with a buffered
+are next hops in ASIC_DB and the switch has settled (``bench.settle``: orchagent's post-boot buffers and
+QoS and the first poll of the 10 s counter groups are done; a routing table arrives at a switch that has
+booted), then writes ``n`` IPv4 /24 routes into APPL_DB ROUTE_TABLE with a buffered
 ProducerStateTable (as fpmsyncd does), spread over ``sets`` distinct ECMP next-hop sets of 2-8 next
 hops. The clock runs from the first write until syncd_sim's object count (ASIC_DB
 ``NOS_SYNCD_OBJECT_COUNTS``) shows every route created; no ROUTE_TABLE key may be rejected
@@ -25,16 +25,15 @@ from pathlib import Path
 
 import redis
 
+from bench.settle import COUNTS_HASH, settle
 from nos.db import ProducerStateTable, Table
 from nos.db.connector import Databases
 from nos.runtime.rundir import RunDir
 
 SKU = "NOS-SIM-128x400G"
 SETS = 2000  # distinct ECMP next-hop sets ("a few thousand"): within the SKU's 4096 groups (asic.json)
-COUNTS_HASH = "NOS_SYNCD_OBJECT_COUNTS"
 BATCH = 128
 TIMEOUT_S = 300.0
-SETTLE_S = 1.0  # no ASIC object created or removed for this long: the switch is settled
 
 
 @dataclass(frozen=True)
@@ -107,21 +106,7 @@ def raw_hset_rate(client: redis.Redis, rows: list[tuple[str, dict[str, str]]]) -
     return len(rows) / elapsed
 
 
-def settled(asic: redis.Redis, quiet_s: float = SETTLE_S) -> None:
-    """Wait until syncd_sim's object counts have not moved for ``quiet_s``: orchagent has finished what
-    the boot and the configuration asked of it (``ready`` does not wait for the ports' buffers and QoS)."""
-    last, since = asic.hgetall(COUNTS_HASH), time.monotonic()
-    deadline = since + TIMEOUT_S
-    while time.monotonic() - since < quiet_s:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the switch never settled")
-        time.sleep(0.05)
-        now = asic.hgetall(COUNTS_HASH)
-        if now != last:
-            last, since = now, time.monotonic()
-
-
-def program_routes(url: str, n: int, ports: int, sets: int, seed: int, settle: bool = True) -> RouteRun:
+def program_routes(url: str, n: int, ports: int, sets: int, seed: int, quiet: bool = True) -> RouteRun:
     """Configure, let the switch settle, write the routes, time them into ASIC_DB (the switch at ``url``
     is running)."""
     dbs = Databases(url)
@@ -129,8 +114,8 @@ def program_routes(url: str, n: int, ports: int, sets: int, seed: int, settle: b
     try:
         configure(dbs, ports)
         wait_for(lambda: count(asic, "NEXT_HOP") >= ports, f"{ports} next hops in ASIC_DB")
-        if settle:
-            settled(asic)
+        if quiet:
+            settle(url)
         rows = route_rows(n, ports, sets, seed)
         baseline, groups = count(asic, "ROUTE_ENTRY"), count(asic, "NEXT_HOP_GROUP")
         producer = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE", buffered=True)

@@ -100,10 +100,17 @@ class ConsumerStateTable:
 
     @staticmethod
     def _parse(reply: Any) -> list[KeyOpFieldsValues]:
+        """The script's flat reply: per entry the key, n, then n field and value strings (n = 0: a DEL)."""
         out = []
-        for key, flat in reply or ():
-            if flat:  # HGETALL's flat field, value list
+        reply = reply or []
+        at, end = 0, len(reply)
+        while at < end:
+            key, count = reply[at], int(reply[at + 1])
+            at += 2
+            if count:
+                flat = reply[at:at + count]
                 out.append(KeyOpFieldsValues(key, SET_COMMAND, tuple(zip(flat[::2], flat[1::2], strict=True))))
+                at += count
             else:
                 out.append(KeyOpFieldsValues(key, DEL_COMMAND, ()))
         return out

@@ -80,6 +80,23 @@ def test_set_then_set_merges_and_del_then_set_gives_del_then_set(dbs, raw):
     assert appl.hgetall("INTF_TABLE:Ethernet0") == {"mtu": "1500"}
 
 
+def test_pop_script_answers_one_flat_array(dbs):
+    """key, n, then n field/value strings per entry; no nested arrays (Redis 6.2 writes every nested Lua
+    table of a reply with a write(2) of its own: ~3 syscalls per popped key)."""
+    producer = ProducerStateTable(dbs["APPL_DB"], "NEIGH_TABLE")
+    consumer = ConsumerStateTable(dbs["APPL_DB"], "NEIGH_TABLE")
+    producer.set("Vlan100:10.0.0.1", {"neigh": "52:54:00:00:00:01", "family": "IPv4"})
+    consumer.pops()
+    producer.delete("Vlan100:10.0.0.1")
+    producer.set("Vlan100:10.0.0.1", {"family": "IPv4"})
+
+    reply = consumer._pop_now()
+
+    assert reply == ["Vlan100:10.0.0.1", 0, "Vlan100:10.0.0.1", 2, "family", "IPv4"]
+    assert consumer._parse(reply) == [KeyOpFieldsValues.delete("Vlan100:10.0.0.1"),
+                                      KeyOpFieldsValues("Vlan100:10.0.0.1", "SET", (("family", "IPv4"),))]
+
+
 def test_set_then_del_gives_del(dbs, raw):
     producer = ProducerStateTable(dbs["APPL_DB"], "LAG_TABLE")
     consumer = ConsumerStateTable(dbs["APPL_DB"], "LAG_TABLE")
