@@ -49,6 +49,7 @@ def settle(url: str, timeout: float = 30.0) -> None:
 
 
 def exist(client: redis.Redis, keys: list[str]) -> list[bool]:
+    """Whether each key exists (one pipelined round trip)."""
     pipe = client.pipeline(transaction=False)
     for key in keys:
         pipe.exists(key)

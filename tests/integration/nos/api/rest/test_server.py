@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import re
 import socket
 import ssl
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi.routing import APIRoute
 
 from nos.api import auth
 from nos.api.rest.app import create_app
@@ -64,6 +66,20 @@ def test_no_or_wrong_credentials_get_401_with_a_challenge(guarded: str, caplog: 
         assert error["error-tag"] == "access-denied"
     assert "wrong-password" not in caplog.text and ADMIN_PW not in caplog.text and "nos_forged" not in caplog.text
     assert httpx.get(f"{guarded}/api/v1/health").status_code == 200  # health never needs credentials
+
+
+def test_every_route_but_health_needs_credentials(dbs: Databases, cdb: ConfigDBConnector,
+                                                  credentials: dict[str, object]) -> None:
+    """The app adds every router's routes itself (``add_routes``): each keeps the authentication guard."""
+    app = create_app(dbs, auth=auth.Authenticator(credentials["path"]))  # type: ignore[arg-type]
+    routes = [r for r in app.routes if isinstance(r, APIRoute)]
+    assert len(routes) > 30
+    with serving(app) as (port, _server):
+        for route in routes:
+            path = re.sub(r"\{[^}]+\}", "x", route.path)
+            for method in sorted(route.methods):
+                reply = httpx.request(method, f"http://127.0.0.1:{port}{path}")
+                assert reply.status_code == (200 if route.path == "/api/v1/health" else 401), (method, route.path)
 
 
 def test_read_only_users_read_but_cannot_write(guarded: str, credentials: dict[str, object],
