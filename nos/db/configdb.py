@@ -88,22 +88,36 @@ class ConfigDBConnector:
         return {key: raw_to_typed(raw) for key, raw in Table(self.db, table.upper()).get_all().items()}
 
     def get_config(self) -> Config:
-        """The whole of CONFIG_DB as a config_db.json document."""
-        with map_redis_errors("dump CONFIG_DB"):
-            names = [n for n in cast(list[str], self.db.client.keys("*")) if self.sep in n]
-            pipe = self.db.client.pipeline(transaction=False)
-            for name in names:
-                pipe.type(name)
-            types = pipe.execute()
-            hashes = [n for n, t in zip(names, types, strict=True) if t == "hash"]
-            for name in hashes:
-                pipe.hgetall(name)
-            rows = pipe.execute()
+        """The whole of CONFIG_DB as a config_db.json document, as it was between two applies."""
+        return self._read_all()[0]
+
+    def _read_all(self) -> tuple[Config, int]:
+        """Every row and the generation they are at. The generation is read with the first and the
+        last of the three round trips; an apply in between (it bumps the generation) means a read
+        again, so no reader sees half of an apply. A key gone before its HGETALL is not a row."""
+        while True:
+            with map_redis_errors("dump CONFIG_DB"):
+                pipe = self.db.client.pipeline(transaction=False)
+                pipe.get(CONFIG_DB_GENERATION_KEY)
+                pipe.keys("*")
+                before, keys = pipe.execute()
+                names = [n for n in cast(list[str], keys) if self.sep in n]
+                for name in names:
+                    pipe.type(name)
+                types = pipe.execute()
+                hashes = [n for n, t in zip(names, types, strict=True) if t == "hash"]
+                for name in hashes:
+                    pipe.hgetall(name)
+                pipe.get(CONFIG_DB_GENERATION_KEY)
+                *rows, after = pipe.execute()
+            if before == after:
+                break
         config: Config = {}
         for name, raw in zip(hashes, rows, strict=True):
-            table, _, key = name.partition(self.sep)
-            config.setdefault(table, {})[key] = raw_to_typed(raw)
-        return config
+            if raw:
+                table, _, key = name.partition(self.sep)
+                config.setdefault(table, {})[key] = raw_to_typed(raw)
+        return config, int(before or 0)
 
     # -- writes --------------------------------------------------------------------------------
     def set_entry(self, table: str, key: Key, data: Row | None) -> None:
@@ -138,11 +152,7 @@ class ConfigDBConnector:
         From the cache when there is one: then the result is shared and must not be modified."""
         if self.cache is not None:
             return self.cache.snapshot(self.get_config)
-        while True:
-            before = self.generation()
-            config = self.get_config()
-            if self.generation() == before:
-                return config, before
+        return self._read_all()
 
     def recent_snapshot(self) -> tuple[Config, int] | None:
         """The cache's copy and generation with no round trip when nothing but this connector's own

@@ -94,3 +94,33 @@ def test_apply_is_atomic_for_readers(dbs, raw):
         stop.set()
         thread.join()
     assert set(seen) <= {0, 2000}
+
+
+def test_get_config_never_sees_half_of_an_apply(dbs):
+    """A writer swaps between two whole configurations (each swap one apply) while get_config reads:
+    every read is one of the two, never a mix or a row emptied between its KEYS and its HGETALL."""
+    writer, reader = ConfigDBConnector(dbs["CONFIG_DB"]), ConfigDBConnector(dbs["CONFIG_DB"])
+    profile = {"pool": "ingress_lossless_pool", "size": "0", "xon": "18432", "xoff": "165888"}
+    with_rows = {"BUFFER_PROFILE": {f"p{i}": dict(profile) for i in range(40)}, "VLAN": {"Vlan7": {"vlanid": "7"}}}
+    without = {"VLAN": {"Vlan8": {"vlanid": "8"}}}
+    states = [with_rows, without]
+    writer.mod_config(with_rows)
+    stop = threading.Event()
+
+    def swap() -> None:
+        i = 0
+        while not stop.is_set():
+            now, then = states[i % 2], states[(i + 1) % 2]
+            writer.apply([RowChange(t, k, "delete") for t, rows in now.items() for k in rows]
+                         + [RowChange(t, k, "replace", row) for t, rows in then.items() for k, row in rows.items()])
+            i += 1
+            stop.wait(0.002)  # room for a read between two applies
+
+    thread = threading.Thread(target=swap, daemon=True)
+    thread.start()
+    try:
+        seen = [reader.get_config() for _ in range(150)]
+    finally:
+        stop.set()
+        thread.join(5)
+    assert all(config in states for config in seen)
