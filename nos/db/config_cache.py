@@ -79,8 +79,9 @@ class ConfigCache:
         self._lost = False  # an apply's marker never came: what was taken for its events is unsure
         self._lock = threading.Lock()
 
-    def snapshot(self, full_read: Callable[[], Config]) -> tuple[Config, int]:
-        """(configuration, generation), consistent with each other; ``full_read`` reads CONFIG_DB whole."""
+    def snapshot(self, full_read: Callable[[], tuple[Config, int]]) -> tuple[Config, int]:
+        """(configuration, generation), consistent with each other; ``full_read`` reads CONFIG_DB whole
+        and the generation it is at."""
         with self._lock:
             try:
                 return self._snapshot(full_read)
@@ -130,7 +131,7 @@ class ConfigCache:
         self._lost = False
         self._unsubscribe()
 
-    def _snapshot(self, full_read: Callable[[], Config]) -> tuple[Config, int]:
+    def _snapshot(self, full_read: Callable[[], tuple[Config, int]]) -> tuple[Config, int]:
         if self._sub is None:
             self._sub = Subscription(self.db)
             self._sub.subscribe(channels=[self._channel], patterns=[self._prefix + "*"])
@@ -141,8 +142,8 @@ class ConfigCache:
                 self._dirty, self._own, self._lost = set(), None, False
                 before, token = self._read_and_publish([])
                 self._await_barrier(sub, token, before, None)  # what it names is read below anyway
-                config = full_read()
-                if self._generation() == before:  # no apply in between: consistent
+                config, at = full_read()
+                if at == before:  # no apply in between: consistent
                     self._config = config
                     return config, before
                 continue
@@ -158,10 +159,6 @@ class ConfigCache:
                 return self._config, before
             else:
                 self._dirty |= named
-
-    def _generation(self) -> int:
-        with map_redis_errors(f"get {CONFIG_DB_GENERATION_KEY}"):
-            return int(self.db.client.get(CONFIG_DB_GENERATION_KEY) or 0)
 
     def _read_and_publish(self, names: list[str]) -> tuple[int, str]:
         """Re-read the ``names`` rows into the copy, then read the generation and publish a barrier

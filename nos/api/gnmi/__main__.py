@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             _refuse(str(error))
         server = GnmiServer(dataclasses.replace(options, port=0))
         port = server.start()
-    server.warm()
+    server.service.cdb.warm()  # CONFIG_DB into the Set path's cache now, not on the first Set
     gc.collect()
     gc.freeze()
     print(f"gnmi.listening address={args.host}:{port} mode={server.mode}", flush=True)

@@ -28,7 +28,6 @@ from nos.api.gnmi.guard import AuthInterceptor
 from nos.api.gnmi.service import GnmiService
 from nos.api.tls import TlsFiles
 from nos.db.connector import Databases
-from nos.db.errors import DbError
 from nos.runtime.rundir import RunDir, write_json_atomic
 
 log = logging.getLogger(__name__)
@@ -132,16 +131,6 @@ class GnmiServer:
             "address": host_port(self.options.host, self.port), "mode": self.mode,
             "unix": f"unix:{self.unix}" if self.unix else None,
         })
-
-    def warm(self) -> bool:
-        """Read CONFIG_DB into the Set path's cache now rather than on the first Set (best effort:
-        False if Redis does not answer; the first Set reads it then)."""
-        try:
-            self.service.cdb.snapshot()
-        except DbError as error:
-            log.warning("gnmi.warm.skipped error=%s", error)
-            return False
-        return True
 
     def wait(self, timeout: float | None = None) -> bool:
         return bool(self._server.wait_for_termination(timeout))

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     daemons = tuple(d for d in args.daemons.split(",") if d)
     app = create_app(Databases(args.redis), daemons, run_dir=args.run_dir, auth=auth)
-    app.state.ctx.warm()
+    app.state.ctx.cdb.warm()  # CONFIG_DB into the write path's cache now, not on the first write
     kwargs: dict[str, Any] = tls.uvicorn_kwargs() if tls else {}
     if sock is None:
         kwargs |= {"host": args.host, "port": args.port}

@@ -8,7 +8,6 @@ are still caught by the transaction's generation check.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,11 +17,8 @@ from nos.api.auth import Authenticator
 from nos.api.rest.jobs import JobStore
 from nos.db import ConfigDBConnector
 from nos.db.connector import Databases
-from nos.db.errors import DbError
 from nos.runtime.rundir import RunDir
 from nos.schema.dbconfig import CONFIG_DB
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -37,16 +33,6 @@ class ApiContext:
 
     def __post_init__(self) -> None:
         self.cdb = ConfigDBConnector(self.dbs[CONFIG_DB], cached=True)  # snapshots kept current by keyspace events
-
-    def warm(self) -> bool:
-        """Read CONFIG_DB into the write path's cache now rather than on the first write (~30 ms on the
-        128-port SKU). Best effort: False if Redis does not answer (the first write reads it then)."""
-        try:
-            self.cdb.snapshot()
-        except DbError as error:
-            log.warning("rest.warm.skipped error=%s", error)
-            return False
-        return True
 
     @property
     def saved_config(self) -> Path | None:

@@ -81,13 +81,13 @@ def known(cdb: ConfigDBConnector) -> tuple[Config, int]:
 def full_reads(cdb: ConfigDBConnector, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry per whole read of CONFIG_DB from now on."""
     reads: list[int] = []
-    get_config = cdb.get_config
+    read_all = cdb._read_all
 
-    def counted() -> Config:
+    def counted() -> tuple[Config, int]:
         reads.append(1)
-        return get_config()
+        return read_all()
 
-    monkeypatch.setattr(cdb, "get_config", counted)
+    monkeypatch.setattr(cdb, "_read_all", counted)
     return reads
 
 

@@ -7,7 +7,8 @@ import threading
 import pytest
 
 from nos.db import ConfigDBConnector, RowChange, Select, SubscriberStateTable
-from nos.db.configdb import raw_to_typed, typed_to_raw
+from nos.db.configdb import READ_ATTEMPTS, ConfigConflict, raw_to_typed, typed_to_raw
+from nos.schema.tables import CONFIG_DB_GENERATION_KEY
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.integration
@@ -124,3 +125,29 @@ def test_get_config_never_sees_half_of_an_apply(dbs):
         stop.set()
         thread.join(5)
     assert all(config in states for config in seen)
+
+
+def test_a_read_that_never_finds_a_quiet_moment_gives_up_with_a_conflict(dbs, monkeypatch):
+    """Every one of the READ_ATTEMPTS reads has an apply in between (simulated by a generation that
+    moves on every read): the reader gets ConfigConflict saying so, not an endless loop."""
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    cdb.set_entry("VLAN", "Vlan7", {"vlanid": "7"})
+    client = dbs["CONFIG_DB"].client
+    bumps = iter(range(1, 10_000))
+    real_pipeline = client.pipeline
+
+    def pipeline(*args, **kwargs):
+        pipe = real_pipeline(*args, **kwargs)
+        real_get = pipe.get
+
+        def get(name):
+            if name == CONFIG_DB_GENERATION_KEY:
+                client.set(CONFIG_DB_GENERATION_KEY, next(bumps))
+            return real_get(name)
+
+        pipe.get = get
+        return pipe
+
+    monkeypatch.setattr(client, "pipeline", pipeline)
+    with pytest.raises(ConfigConflict, match=f"gave up after {READ_ATTEMPTS} reads"):
+        cdb.get_config()

@@ -1,5 +1,6 @@
-"""ApiContext.warm: CONFIG_DB read into the write path's cache at start, so the first write needs no
-full read; best effort when Redis is not there."""
+"""The REST context's cached connector warmed as the server does at start (``ConfigDBConnector.warm``):
+CONFIG_DB read into the write path's cache, so the first write needs no full read; best effort when
+Redis is not there; released when the context closes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ def test_warm_fills_the_cache_the_first_write_plans_on(dbs: Databases, cdb: Conf
     ctx = ApiContext(dbs)
     try:
         assert ctx.cdb.recent_snapshot() is None  # nothing read yet: the first write would read it all
-        assert ctx.warm()
+        assert ctx.cdb.warm()
         recent = ctx.cdb.recent_snapshot()
         assert recent is not None
         config, generation = recent
@@ -28,7 +29,7 @@ def test_warm_without_redis_reports_instead_of_raising(tmp_path: Path) -> None:
     dbs = Databases(f"unix://{tmp_path}/no-such.sock")
     ctx = ApiContext(dbs)
     try:
-        assert not ctx.warm()
+        assert not ctx.cdb.warm()
         assert ctx.cdb.recent_snapshot() is None
     finally:
         ctx.close()
