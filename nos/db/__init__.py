@@ -15,12 +15,12 @@ from nos.db.keyops import DEL_COMMAND, SET_COMMAND, KeyOpFieldsValues
 from nos.db.notification import Notification, NotificationConsumer, NotificationProducer
 from nos.db.producer_state import ProducerStateTable
 from nos.db.select import Select, Selectable
-from nos.db.subscriber_state import SubscriberStateTable
+from nos.db.subscriber_state import SubscriberStateTable, TableKeys
 from nos.db.table import Table
 
 __all__ = [
     "ConfigDBConnector", "ConsumerStateTable", "DBConnector", "Databases", "DbConnectionError", "DbError",
     "DbProtocolError", "DEL_COMMAND", "KeyOpFieldsValues", "Notification", "NotificationConsumer",
     "NotificationProducer", "ProducerStateTable", "RowChange", "SET_COMMAND", "Select", "Selectable",
-    "SubscriberStateTable", "Table", "raw_to_typed", "typed_to_raw",
+    "SubscriberStateTable", "Table", "TableKeys", "raw_to_typed", "typed_to_raw",
 ]

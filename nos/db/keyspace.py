@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from nos.db.subscription import Subscription
 
@@ -33,12 +33,17 @@ WHOLE_DB = frozenset({"CONFIG_DB", "FLEX_COUNTER_DB"})  # low-churn: one pattern
 
 
 class KeyspaceHub:
+    """The shared subscription, and the rows its readers read (see ``read_rows``)."""
+
     def __init__(self, db: DBConnector) -> None:
         self.prefix = f"__keyspace@{db.id}__:"
         self.separator = db.separator
         self.whole_db = db.name in WHOLE_DB
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
         self._sub = Subscription(db)
+        self._seq = 0  # events handed out so far
+        self._event_at: dict[str, int] = {}  # row name -> the number of its last event
+        self._read: dict[str, tuple[int, dict[str, str]]] = {}  # row name -> (events seen when read, fields)
 
     def register(self, table: str, listener: Listener) -> None:
         """From now on ``listener`` gets ``table``'s events (subscribed, and confirmed, before this returns)."""
@@ -59,10 +64,41 @@ class KeyspaceHub:
         """Hand every event received so far to the listeners of its table."""
         cut = len(self.prefix)
         for msg in self._sub.drain():
-            table, sep, key = msg.channel[cut:].partition(self.separator)
+            name = msg.channel[cut:]
+            table, sep, key = name.partition(self.separator)
             if sep:
-                for listener in self._listeners.get(table, ()):
+                listeners = self._listeners.get(table, ())
+                if len(listeners) > 1:
+                    self._seq += 1
+                    self._event_at[name] = self._seq
+                for listener in listeners:
                     listener(key, msg.data)
+
+    def read_rows(self, db: DBConnector, names: list[str]) -> list[dict[str, str]]:
+        """The rows ``names`` (whole Redis keys), read in one pipeline, except those another reader of
+        the same table in this process read after their last event: a change to a table that several
+        managers follow (PORT: the port, buffer and RoCE managers) is read once, not once per manager.
+        Such a row is as current as the event that made it pending, which is what a level-triggered
+        reader needs; a later event makes it pending (and read) again."""
+        out: list[dict[str, str] | None] = []
+        missing: list[int] = []
+        for name in names:
+            kept = self._read.get(name)
+            if kept is not None and kept[0] >= self._event_at.get(name, 0):
+                out.append(kept[1])
+            else:
+                out.append(None)
+                missing.append(len(out) - 1)
+        if missing:
+            pipe = db.client.pipeline(transaction=False)
+            for at in missing:
+                pipe.hgetall(names[at])
+            for at, row in zip(missing, pipe.execute(), strict=True):
+                out[at] = row
+                table = names[at].partition(self.separator)[0]
+                if len(self._listeners.get(table, ())) > 1:  # only where another reader may want it
+                    self._read[names[at]] = (self._seq, row)
+        return cast(list[dict[str, str]], out)
 
     def close(self) -> None:
         self._sub.close()

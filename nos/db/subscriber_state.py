@@ -61,10 +61,8 @@ class SubscriberStateTable:
             del self._pending[key]
         to_read = [key for key, (_, is_set) in batch if is_set]
         with map_redis_errors(f"subscriber {self.name} pops"):
-            pipe = self.db.client.pipeline(transaction=False)
-            for key in to_read:
-                pipe.hgetall(self.table.key_name(key))
-            rows = dict(zip(to_read, pipe.execute(), strict=True))
+            read = self._hub.read_rows(self.db, [self.table.key_name(key) for key in to_read]) if to_read else []
+            rows = dict(zip(to_read, read, strict=True))
         out = []
         for key, (is_del, is_set) in batch:
             if is_del:
@@ -72,6 +70,27 @@ class SubscriberStateTable:
             if is_set and rows.get(key):
                 out.append(KeyOpFieldsValues.set(key, rows[key]))
         return out
+
+    def close(self) -> None:
+        self._hub.unregister(self.name, self._on_event)
+
+
+class TableKeys:
+    """The row keys of one table, read once and then kept from the keyspace events of the process's
+    hub: consulting it costs no round trip (the port manager asks which ports are LAG members on every
+    port change; a KEYS walks the whole database). As current as the events drained so far."""
+
+    def __init__(self, db: DBConnector, table_name: str) -> None:
+        self.name = table_name
+        self._hub = db.keyspace_hub()
+        self._hub.register(table_name, self._on_event)  # subscribed first, then read: nothing missed
+        self.keys: set[str] = set(Table(db, table_name).keys())
+
+    def _on_event(self, key: str, event: str) -> None:
+        if event in _GONE_EVENTS:
+            self.keys.discard(key)
+        else:
+            self.keys.add(key)
 
     def close(self) -> None:
         self._hub.unregister(self.name, self._on_event)

@@ -111,7 +111,9 @@ class Subscription:
         conn = self._connection()
         with map_redis_errors("read subscription"):
             while conn.can_read(timeout=0):
-                reply = conn.read_response(disconnect_on_error=False, push_request=True, timeout=None)
+                # no timeout argument: the socket's own (blocking) applies, without the two ioctls of
+                # setting and restoring one around every read
+                reply = conn.read_response(disconnect_on_error=False, push_request=True)
                 kind = reply[0] if isinstance(reply, list) else None
                 if kind == "pmessage" and len(reply) == 4:
                     out.append(Message(reply[2], reply[3], reply[1]))

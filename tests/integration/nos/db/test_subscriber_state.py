@@ -146,3 +146,45 @@ def test_config_db_readers_share_one_pattern_and_keep_to_their_tables(dbs, raw):
     assert vlan.pops() == [KeyOpFieldsValues.set("Vlan100", {"vlanid": "100"})]
     assert port.pops() == [KeyOpFieldsValues.set("Ethernet0", {"mtu": "9100"})]
     assert not queue.has_work() and queue.pops() == []
+
+
+def test_readers_of_one_table_in_a_process_read_a_change_once(dbs, raw, monkeypatch):
+    """Two readers of PORT (the port and buffer managers in cfgmgrd): a change is read once for both;
+    a later change is read again, and a reader of another table reads its own rows."""
+    import redis
+
+    reads: list[int] = []
+    execute = redis.client.Pipeline.execute
+
+    def counted(self, *args, **kwargs):
+        reads.append(len(self.command_stack))
+        return execute(self, *args, **kwargs)
+
+    first, second = SubscriberStateTable(dbs["CONFIG_DB"], "PORT"), SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+    other = SubscriberStateTable(dbs["CONFIG_DB"], "VLAN")
+    select = Select()
+    for sub in (first, second, other):
+        select.add(sub)
+    monkeypatch.setattr(redis.client.Pipeline, "execute", counted)
+    for mtu in ("9100", "1500"):
+        raw(4).hset("PORT|Ethernet0", mapping={"speed": "400000", "mtu": mtu})
+        want = [KeyOpFieldsValues.set("Ethernet0", {"speed": "400000", "mtu": mtu})]
+        assert drain(first, select, 1) == want
+        assert drain(second, select, 1) == want
+    assert reads == [1, 1]  # one HGETALL per change, for both readers
+    raw(4).hset("VLAN|Vlan5", "vlanid", "5")
+    assert drain(other, select, 1) == [KeyOpFieldsValues.set("Vlan5", {"vlanid": "5"})]
+    assert reads == [1, 1, 1]
+
+
+def test_a_change_after_one_reader_read_is_read_again_for_the_other(dbs, raw):
+    first, second = SubscriberStateTable(dbs["CONFIG_DB"], "PORT"), SubscriberStateTable(dbs["CONFIG_DB"], "PORT")
+    select = Select()
+    select.add(first)
+    select.add(second)
+    raw(4).hset("PORT|Ethernet0", "mtu", "9100")
+    assert drain(first, select, 1) == [KeyOpFieldsValues.set("Ethernet0", {"mtu": "9100"})]
+    raw(4).hset("PORT|Ethernet0", "mtu", "1500")
+    wait_until(lambda: (first.read_messages(), first.has_work())[1])  # the second event drained
+    got = second.pops()  # pending since the first event: the row is read again, with the new mtu
+    assert got == [KeyOpFieldsValues.set("Ethernet0", {"mtu": "1500"})]
