@@ -116,6 +116,19 @@ def _is_dump_entry(row: dict[str, object]) -> bool:
     return isinstance(row.get("value"), dict) and "type" in row and set(row) <= _DUMP_ENTRY_KEYS
 
 
+def is_normal_row(row: object) -> bool:
+    """Whether ``row`` is already what normalising it gives: fields to strings or string lists, no
+    ``@`` names, no ``NULL`` placeholder (and so no redis-dump entry): a row a one-field patch changed."""
+    if not isinstance(row, dict):
+        return False
+    for name, value in row.items():
+        if type(value) is not str and not (type(value) is list and all(type(item) is str for item in value)):
+            return False
+        if name == NULL_FIELD or name.endswith(LIST_SUFFIX):
+            return False
+    return True
+
+
 def _normalise_row(source: str, table: str, key: str, row: dict[str, object]) -> Row:
     normalised: Row = {}
     for name, value in row.items():

@@ -17,6 +17,7 @@ booleans become strings).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ import jsonpatch
 import jsonpointer
 
 from nos.config.errors import ConfigFileError, ConfigValidationError
-from nos.config.files import parse_config
+from nos.config.files import is_normal_row, parse_config
 from nos.config.validate_change import validate_change
 from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, Row, RowChange
 
@@ -75,22 +76,48 @@ def _escape(token: str) -> str:
 
 # ---- pure: documents ------------------------------------------------------------------------------
 
-def plan_changes(current: Config, target: Config) -> list[RowChange]:
+def plan_changes(current: Config, target: Config, rows: Mapping[str, set[str] | None] | None = None) -> list[RowChange]:
     """Row changes that turn ``current`` into ``target`` (identical rows are left alone; a table
-    that is the very same object in both, as private copies share untouched tables, is skipped)."""
+    that is the very same object in both, as private copies share untouched tables, is skipped).
+
+    ``rows`` (table -> row keys, None: the whole table) names the only rows that can differ, as
+    ``patch_rows`` gives them for a patch: then only those are compared (one row of a 128-row table,
+    not 128). A target that differs in a table ``rows`` does not name is planned in full anyway."""
+    if rows is not None and all(target.get(t) is current.get(t) for t in target.keys() | current.keys()
+                                if t not in rows):
+        return _plan_rows(current, target, rows)
     changes: list[RowChange] = []
-    for table, rows in sorted(target.items()):
+    for table, new in sorted(target.items()):
         now = current.get(table, {})
-        if rows is now:
+        if new is now:
             continue
         # rows a patch left alone are the very same objects: the identity test settles most of them
-        differ = [key for key, row in rows.items() if (old := now.get(key)) is not row and old != row]
-        changes += [RowChange(table, key, "replace", rows[key]) for key in sorted(differ)]
-    for table, rows in sorted(current.items()):
+        differ = [key for key, row in new.items() if (old := now.get(key)) is not row and old != row]
+        changes += [RowChange(table, key, "replace", new[key]) for key in sorted(differ)]
+    for table, old_rows in sorted(current.items()):
         kept = target.get(table, {})
-        if rows is not kept:
-            changes += [RowChange(table, key, "delete") for key in sorted(rows.keys() - kept.keys())]
+        if old_rows is not kept:
+            changes += [RowChange(table, key, "delete") for key in sorted(old_rows.keys() - kept.keys())]
     return changes
+
+
+def _plan_rows(current: Config, target: Config, rows: Mapping[str, set[str] | None]) -> list[RowChange]:
+    """``plan_changes`` when only ``rows`` can differ (same order: replaces, then deletes, by table and key)."""
+    replaced: list[RowChange] = []
+    deleted: list[RowChange] = []
+    for table in sorted(rows):
+        old, new = current.get(table, {}), target.get(table, {})
+        if old is new:
+            continue
+        keys = rows[table]
+        for key in sorted(old.keys() | new.keys() if keys is None else keys):
+            row = new.get(key)
+            if row is None:
+                if key in old:
+                    deleted.append(RowChange(table, key, "delete"))
+            elif row is not old.get(key) and row != old.get(key):
+                replaced.append(RowChange(table, key, "replace", row))
+    return replaced + deleted
 
 
 def private_copy(config: Config, tables: Iterable[str] | None = None) -> Config:
@@ -137,29 +164,73 @@ def normalise(document: object, source: str = "patch") -> Config:
     return {table: rows for table, rows in config.items() if rows}
 
 
+Rows = dict[str, set[str] | None]  # table -> row keys (None: the whole table), as ``patch_rows`` gives them
+
+
+@dataclass(frozen=True)
+class JsonPatch:
+    """An RFC 6902 patch and the rows it can modify (``patch_rows``, found once for its application,
+    its row copies and the transaction's plan)."""
+
+    operations: Sequence[Mapping[str, object]]
+    rows: Rows | None
+
+    @classmethod
+    def of(cls, operations: Sequence[Mapping[str, object]]) -> JsonPatch:
+        if not isinstance(operations, Sequence) or isinstance(operations, str | bytes):
+            raise PatchError(None, "", "", "a JSON Patch is a list of operations")
+        return cls(operations, patch_rows(operations))
+
+    def apply(self, config: Config) -> Config:
+        """``config`` with the patch applied (pure; ``config`` is not changed)."""
+        document: object = private_rows(config, self.rows)
+        for index, operation in enumerate(self.operations):
+            op, path = _check_operation(index, operation)
+            if _set_field(document, op, path, operation):
+                continue
+            try:
+                document = jsonpatch.JsonPatch([dict(operation)]).apply(document, in_place=True)
+            except jsonpatch.JsonPatchTestFailed as exc:
+                raise PatchError(index, op, path, f"test failed: {exc}") from None
+            except (jsonpatch.JsonPatchConflict, jsonpatch.InvalidJsonPatch, jsonpointer.JsonPointerException) as exc:
+                raise PatchError(index, op, path, _reason(exc, document, path)) from None
+        try:
+            return _normalise_touched(config, document, self.rows)
+        except ConfigFileError as exc:
+            raise PatchError(None, "", "", f"the result is not a configuration: {_located(exc)}") from None
+
+
+def _set_field(document: object, op: str, path: str, operation: Mapping[str, object]) -> bool:
+    """Apply an add, replace or remove of one field of an existing row (``/TABLE/key/field``, nothing
+    escaped), the usual one-field change, as RFC 6902 defines it for an object member; False, with
+    the document untouched, for anything else, which ``jsonpatch`` applies (and refuses, with its
+    reason: a replace or remove of a missing field). ``jsonpatch`` builds a pointer and an operation
+    object per operation, a third of the patch's cost for a one-field change."""
+    if op not in ("add", "replace", "remove") or "~" in path:
+        return False
+    parts = path.split("/")
+    if len(parts) != 4 or not isinstance(document, dict):
+        return False
+    rows = document.get(parts[1])
+    row = rows.get(parts[2]) if isinstance(rows, dict) else None
+    if not isinstance(row, dict) or (op != "add" and parts[3] not in row):
+        return False
+    if op == "remove":
+        del row[parts[3]]
+    else:  # a copy, as jsonpatch inserts: the document shares nothing mutable with the request
+        value = operation["value"]
+        row[parts[3]] = value if isinstance(value, str) else copy.deepcopy(value)
+    return True
+
+
 def apply_json_patch(config: Config, operations: Sequence[Mapping[str, object]]) -> Config:
     """``config`` with an RFC 6902 patch applied (pure; ``config`` is not changed)."""
-    if not isinstance(operations, Sequence) or isinstance(operations, str | bytes):
-        raise PatchError(None, "", "", "a JSON Patch is a list of operations")
-    document: object = private_rows(config, patch_rows(operations))
-    for index, operation in enumerate(operations):
-        op, path = _check_operation(index, operation)
-        try:
-            document = jsonpatch.JsonPatch([dict(operation)]).apply(document, in_place=True)
-        except jsonpatch.JsonPatchTestFailed as exc:
-            raise PatchError(index, op, path, f"test failed: {exc}") from None
-        except (jsonpatch.JsonPatchConflict, jsonpatch.InvalidJsonPatch, jsonpointer.JsonPointerException) as exc:
-            raise PatchError(index, op, path, _reason(exc, document, path)) from None
-    try:
-        return _normalise_touched(config, document, operations)
-    except ConfigFileError as exc:
-        raise PatchError(None, "", "", f"the result is not a configuration: {_located(exc)}") from None
+    return JsonPatch.of(operations).apply(config)
 
 
-def _normalise_touched(before: Config, document: object, operations: Sequence[Mapping[str, object]]) -> Config:
-    """``normalise`` what a patch touched; the rows it left alone came from ``before`` and are
-    already normal (a 128-row table is not re-normalised for one field)."""
-    rows = patch_rows(operations)
+def _normalise_touched(before: Config, document: object, rows: Rows | None) -> Config:
+    """``normalise`` what a patch touched (``rows``); the rows it left alone came from ``before`` and
+    are already normal (a 128-row table is not re-normalised for one field)."""
     if rows is None or not isinstance(document, dict):
         return normalise(document)
     out: dict[str, Any] = {}
@@ -169,14 +240,15 @@ def _normalise_touched(before: Config, document: object, operations: Sequence[Ma
             out[name] = value  # untouched: shared with ``before``
         elif keys is None or name not in before or not isinstance(value, dict):
             out.update(normalise({name: value}))  # a new or wholly rewritten table
-        else:
-            table = dict(value)
-            table.update(normalise({name: {k: value[k] for k in keys if k in value}}).get(name, {}))
-            out[name] = table
+        else:  # ``value`` is the patch's private copy of the table (``private_rows``): changed in place
+            odd = {k: value[k] for k in keys if k in value and not is_normal_row(value[k])}
+            if odd:
+                value.update(normalise({name: odd}).get(name, {}))
+            out[name] = value
     return {table: body for table, body in out.items() if body}
 
 
-def patch_rows(operations: Sequence[Mapping[str, object]]) -> dict[str, set[str] | None] | None:
+def patch_rows(operations: Sequence[Mapping[str, object]]) -> Rows | None:
     """Table -> the rows a patch can modify (None: the whole table); None when it touches the root."""
     found: dict[str, set[str] | None] = {}
     for operation in operations:
@@ -236,7 +308,8 @@ Build = Callable[[Config], Config]
 
 
 def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, tables: Iterable[str] | None = None,
-           mentioned: Callable[[Config], Iterable[str]] | None = None) -> TxResult:
+           mentioned: Callable[[Config], Iterable[str]] | None = None,
+           rows: Mapping[str, set[str] | None] | None = None) -> TxResult:
     """Build the target from the current CONFIG_DB, validate the change, apply it atomically.
 
     ``build`` gets a private copy of the current document and returns the whole target; with
@@ -244,6 +317,7 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, table
     what makes a small change cheap). Raises ``PatchError`` / ``ConfigValidationError`` (nothing
     applied) or ``ConfigConflict`` when the database kept changing under it ``ATTEMPTS`` times.
     ``mentioned`` picks the tables whose not-acted-on notes are reported (default: those changed).
+    ``rows`` names the only rows ``build`` can change, if known (see ``plan_changes``).
 
     With a cached connector the first attempt may plan on the cache's copy without a round trip
     (``ConfigDBConnector.recent_snapshot``): the apply's generation check covers it. A build error,
@@ -263,7 +337,7 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, table
             if guessed is None:
                 raise
             continue  # refused on an unconfirmed copy: build again on a confirmed snapshot
-        changes = plan_changes(current, target)
+        changes = plan_changes(current, target, rows)
         report = validate_change(current, target, [(c.table, c.key) for c in changes])
         if guessed is not None and not (report.ok and changes):
             continue  # refused, or nothing to do, on a copy not confirmed: confirm on a snapshot
@@ -277,7 +351,7 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, table
         if dry_run or not changes:
             return result
         try:
-            cdb.apply(changes, expect_generation=generation)
+            cdb.apply(changes, expect_generation=generation, result=target)
         except ConfigConflict:
             continue
         result.applied, result.generation = True, generation + 1
@@ -288,8 +362,8 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, table
 def apply_patch(cdb: ConfigDBConnector, operations: Sequence[Mapping[str, object]], *,
                 dry_run: bool = False) -> TxResult:
     """``config apply-patch``: an RFC 6902 patch on the running configuration, all or nothing."""
-    # apply_json_patch copies what it modifies itself: nothing for commit to copy
-    return commit(cdb, lambda current: apply_json_patch(current, operations), dry_run=dry_run, tables=())
+    patch = JsonPatch.of(operations)  # copies what it modifies itself: nothing for commit to copy
+    return commit(cdb, patch.apply, dry_run=dry_run, tables=(), rows=patch.rows)
 
 
 def replace_config(cdb: ConfigDBConnector, target: Config, *, dry_run: bool = False) -> TxResult:
@@ -297,5 +371,5 @@ def replace_config(cdb: ConfigDBConnector, target: Config, *, dry_run: bool = Fa
     return commit(cdb, lambda _current: private_copy(target), dry_run=dry_run, tables=(), mentioned=lambda t: t)
 
 
-__all__ = ["ATTEMPTS", "PatchError", "TxResult", "apply_json_patch", "apply_patch", "commit", "normalise",
+__all__ = ["ATTEMPTS", "JsonPatch", "PatchError", "TxResult", "apply_json_patch", "apply_patch", "commit", "normalise",
            "plan_changes", "replace_config"]

@@ -87,22 +87,33 @@ def validate_config(config: Config, *, partial: bool = False) -> ValidationRepor
     return report
 
 
+# Leaf checks are pure (a leaf's answer depends on the value only) and the schema's leaves live as long
+# as the process, so their answers for strings are kept across passes: keys, profile names and the
+# values of a row that a write leaves alone repeat from one validation to the next. Bounded: emptied
+# when it reaches MEMO_LIMIT entries.
+MEMO_LIMIT = 50_000
+_MEMO: dict[tuple[Leaf, str], str | None] = {}  # keyed by the leaf itself: no id reused by another
+
+
 class RowWalk:
-    """One validation pass: the lookup, the report being filled, and the per-pass memo of leaf checks."""
+    """One validation pass: the lookup and the report being filled (leaf answers: ``_MEMO``)."""
 
     def __init__(self, lookup: Lookup, partial: bool) -> None:
         self.lookup, self.partial = lookup, partial
         self.report = ValidationReport()
-        self._memo: dict[tuple[int, str], str | None] = {}
 
     def check(self, leaf: Leaf, value: Value) -> str | None:
-        """``leaf.check(value)``, memoised for strings (keys and profile names repeat a lot)."""
+        """``leaf.check(value)``, memoised for strings."""
         if isinstance(value, list):
             return leaf.check(value)
-        memo_key = (id(leaf), value)
-        if memo_key not in self._memo:
-            self._memo[memo_key] = leaf.check(value)
-        return self._memo[memo_key]
+        memo_key = (leaf, value)
+        try:
+            return _MEMO[memo_key]
+        except KeyError:
+            if len(_MEMO) >= MEMO_LIMIT:
+                _MEMO.clear()
+            found = _MEMO[memo_key] = leaf.check(value)
+            return found
 
     def row(self, schema: TableSchema, key: str, row: Row) -> None:
         errors = self.report.errors

@@ -87,7 +87,8 @@ def validate_change(before: Config, after: Config, changed: Iterable[RowId], *,
     tables = {t for t, _ in changed}
     if len(changed) > WHOLE_ABOVE or tables & GLOBAL_TABLES:
         return _whole(before, after, set(present), tables)
-    rekeyed = {t for t in tables if before.get(t, {}).keys() != after.get(t, {}).keys()}
+    # a table's key set changed iff one of its changed rows was added or removed
+    rekeyed = {t for t, k in changed if (k in before.get(t, {})) != (k in after.get(t, {}))}
     around: set[RowId] = set()
     for table in rekeyed:
         for name in {table} | dependents().get(table, frozenset()):

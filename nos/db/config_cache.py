@@ -94,16 +94,28 @@ class ConfigCache:
         event other than this process's own applies has arrived since; None otherwise (take a
         ``snapshot``). Only for a transaction whose apply checks that generation (see the docstring)."""
         with self._lock:
-            if self._sub is None or self._config is None:
-                return None
-            try:
-                self._consume(self._sub.drain())
-            except DbError:
-                self._reset()  # events may be lost: the snapshot the caller takes instead reads everything
+            if not self._read_arrived() or self._config is None:
                 return None
             if self._own is None and self._known is not None:
                 return self._config, self._known
             return None
+
+    def catch_up(self) -> None:
+        """Read the events that have already arrived (no waiting), so that the next ``recent`` or
+        ``snapshot`` has none left to read: what a server does once it has answered a write."""
+        with self._lock:
+            self._read_arrived()
+
+    def _read_arrived(self) -> bool:
+        """Consume what has arrived; False without a copy, or if the subscription failed (then reset)."""
+        if self._sub is None or self._config is None:
+            return False
+        try:
+            self._consume(self._sub.drain())
+        except DbError:
+            self._reset()  # events may be lost: the snapshot the caller takes instead reads everything
+            return False
+        return True
 
     def marker(self) -> tuple[str, str] | None:
         """(channel, token) for an apply to publish after its script (None before the first snapshot)."""
@@ -112,15 +124,33 @@ class ConfigCache:
                 return None
             return self._channel, f"apply:{next(self._tokens)}"
 
-    def applied(self, written: Sequence[Written], generation: int, token: str) -> None:
+    def applied(self, written: Sequence[Written], generation: int, token: str, result: Config | None = None) -> None:
         """An apply planned on ``generation`` succeeded (so CONFIG_DB is now at ``generation + 1``),
         wrote ``written`` and published ``token`` in the same script. Taken into the copy when
-        the copy is known at ``generation``; else its events are read as anyone else's."""
+        the copy is known at ``generation``; else its events are read as anyone else's.
+
+        ``result``, when the caller has it, is the whole configuration at ``generation + 1``: the copy
+        at ``generation`` with exactly the written rows changed, the tables it changed its own (a
+        transaction's target). It becomes the copy, each written row as CONFIG_DB reads it back,
+        without copying the changed tables again (a 128-row table per one-field write)."""
         with self._lock:
             if self._config is None or self._own is not None or self._known != generation:
                 return
-            self._apply_rows([name for name, _ in written], [raw or {} for _, raw in written])
+            if result is None:
+                self._apply_rows([name for name, _ in written], [raw or {} for _, raw in written])
+            else:
+                self._config = self._adopt(result, written)
             self._own = _OwnApply(token, generation + 1)
+
+    def _adopt(self, result: Config, written: Sequence[Written]) -> Config:
+        for name, raw in written:
+            table, _, key = name.partition(self.sep)
+            rows = result.get(table)
+            if raw is not None and rows is not None and key in rows:
+                read_back = raw_to_typed(raw)
+                if read_back != rows[key]:  # a value CONFIG_DB cannot hold as given (a list item with a comma)
+                    rows[key] = read_back
+        return result
 
     def _reset(self) -> None:
         """Events may have been lost with the connection: start over with a full read next time."""

@@ -179,9 +179,17 @@ class ConfigDBConnector:
         is what catches the applies of other writers whose events have not arrived yet."""
         return self.cache.recent() if self.cache is not None else None
 
-    def apply(self, changes: Iterable[RowChange], *, expect_generation: int | None = None) -> int:
+    def catch_up(self) -> None:
+        """Let the cache read the events that have arrived (``ConfigCache.catch_up``); nothing without one."""
+        if self.cache is not None:
+            self.cache.catch_up()
+
+    def apply(self, changes: Iterable[RowChange], *, expect_generation: int | None = None,
+              result: Config | None = None) -> int:
         """Apply row changes in one atomic script; returns rows touched. With ``expect_generation``,
-        raise ``ConfigConflict`` (and apply nothing) unless CONFIG_DB is still at that generation."""
+        raise ``ConfigConflict`` (and apply nothing) unless CONFIG_DB is still at that generation.
+        ``result``: what the changes make of the configuration at that generation, the tables they
+        change the caller's own copies (a transaction's target), for the cache to keep (``ConfigCache.applied``)."""
         cache = self.cache if expect_generation is not None else None
         marker = cache.marker() if cache is not None else None  # the script publishes it after the changes
         args: list[str] = ["" if expect_generation is None else str(expect_generation), *(marker or ("", ""))]
@@ -202,7 +210,7 @@ class ConfigDBConnector:
         if touched < 0:
             raise ConfigConflict(f"CONFIG_DB changed since generation {expect_generation}; nothing applied")
         if marker is not None and exact and cache is not None and expect_generation is not None:
-            cache.applied(written, expect_generation, marker[1])
+            cache.applied(written, expect_generation, marker[1], result)
         return touched
 
     def close(self) -> None:

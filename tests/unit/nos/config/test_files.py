@@ -13,6 +13,7 @@ from nos.config.errors import ConfigFileError
 from nos.config.files import (
     dump_config,
     from_redis_fields,
+    is_normal_row,
     parse_config,
     read_config_file,
     to_redis_fields,
@@ -225,3 +226,19 @@ def test_redis_fields_encode_lists_with_at_and_empty_rows_as_null() -> None:
 )
 def test_redis_fields_round_trip(row: dict[str, str | list[str]]) -> None:
     assert from_redis_fields(to_redis_fields(row)) == row
+
+
+@pytest.mark.parametrize(("row", "normal"), [
+    ({"mtu": "9100", "members": ["Ethernet0", "Ethernet4"]}, True),
+    ({}, True),
+    ({"mtu": 9100}, False),
+    ({"members@": "Ethernet0,Ethernet4"}, False),
+    ({"NULL": "NULL"}, False),
+    ({"members": ["Ethernet0", 4]}, False),
+    ({"type": "hash", "value": {"mtu": "9100"}}, False),
+    ("9100", False),
+])
+def test_a_row_is_normal_when_normalising_gives_it_back(row: object, normal: bool) -> None:
+    assert is_normal_row(row) is normal
+    if normal:
+        assert parse_config({"PORT": {"Ethernet0": row}}) == {"PORT": {"Ethernet0": row}}

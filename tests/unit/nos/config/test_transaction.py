@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from nos.config.transaction import PatchError, apply_json_patch, plan_changes
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nos.config.transaction import PatchError, apply_json_patch, patch_rows, plan_changes
 from nos.db.configdb import RowChange
 
 BASE = {
@@ -69,3 +73,75 @@ def test_plan_changes_replaces_changed_rows_and_deletes_missing_ones() -> None:
         RowChange("PORT", "Ethernet4", "delete"),
     ]
     assert plan_changes(BASE, BASE) == []
+
+
+def test_plan_changes_with_the_rows_a_patch_names_compares_only_those() -> None:
+    ops = [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "1500"},
+           {"op": "remove", "path": "/INTERFACE/Ethernet0|10.0.0.0~131"}]
+    target = apply_json_patch(BASE, ops)
+    assert plan_changes(BASE, target, patch_rows(ops)) == plan_changes(BASE, target) == [
+        RowChange("PORT", "Ethernet0", "replace", {"mtu": "1500", "admin_status": "up"}),
+        RowChange("INTERFACE", "Ethernet0|10.0.0.0/31", "delete"),
+    ]
+
+
+def test_plan_changes_plans_in_full_when_the_target_differs_outside_the_rows_named() -> None:
+    target = {**BASE, "VLAN": {"Vlan5": {"vlanid": "5"}}}  # not in the hint: not to be missed
+    assert plan_changes(BASE, target, {"PORT": {"Ethernet0"}}) == [RowChange("VLAN", "Vlan5", "replace",
+                                                                             {"vlanid": "5"})]
+
+
+_KEYS = st.sampled_from(["Ethernet0", "Ethernet4", "Ethernet8"])
+_OPS = st.one_of(
+    st.builds(lambda k, v: {"op": "add", "path": f"/PORT/{k}/mtu", "value": v}, _KEYS,
+              st.sampled_from(["1500", "9100"])),
+    st.builds(lambda k: {"op": "add", "path": f"/PORT/{k}", "value": {"mtu": "9100"}}, _KEYS),
+    st.builds(lambda k: {"op": "remove", "path": f"/PORT/{k}"}, _KEYS),
+    st.builds(lambda a, b: {"op": "copy", "from": f"/PORT/{a}", "path": f"/PORT/{b}"}, _KEYS, _KEYS),
+    st.builds(lambda a, b: {"op": "move", "from": f"/PORT/{a}", "path": f"/PORT/{b}"}, _KEYS, _KEYS),
+    st.just({"op": "remove", "path": "/INTERFACE"}),
+    st.just({"op": "add", "path": "/VLAN", "value": {"Vlan5": {"vlanid": "5"}}}),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_OPS, min_size=1, max_size=4))
+def test_plan_changes_with_the_patch_rows_is_the_full_plan(ops: list[dict[str, object]]) -> None:
+    try:
+        target = apply_json_patch(BASE, ops)
+    except PatchError:
+        return
+    assert plan_changes(BASE, target, patch_rows(ops)) == plan_changes(BASE, target)
+
+
+@pytest.mark.parametrize("ops", [
+    [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "1500"}],
+    [{"op": "add", "path": "/PORT/Ethernet4/fec", "value": "rs"}, {"op": "remove", "path": "/PORT/Ethernet0/mtu"}],
+    [{"op": "add", "path": "/PORT/Ethernet0/members", "value": ["a", "b"]}],
+    [{"op": "add", "path": "/PORT/Ethernet0/mtu", "value": 1500}],
+])
+def test_one_field_operations_give_what_jsonpatch_gives(ops: list[dict[str, object]]) -> None:
+    """The one-field fast path (``_set_field``) against the library on the same document."""
+    import jsonpatch
+
+    from nos.config.transaction import normalise
+
+    assert apply_json_patch(BASE, ops) == normalise(jsonpatch.apply_patch(BASE, ops))
+
+
+@pytest.mark.parametrize(("ops", "says"), [
+    ([{"op": "replace", "path": "/PORT/Ethernet0/fec", "value": "rs"}], "row 'PORT|Ethernet0' has no field 'fec'"),
+    ([{"op": "remove", "path": "/PORT/Ethernet4/fec"}], "row 'PORT|Ethernet4' has no field 'fec'"),
+    ([{"op": "add", "path": "/PORT/Ethernet8/mtu", "value": "1"}], "no row 'PORT|Ethernet8'"),
+])
+def test_one_field_operations_on_what_is_missing_are_refused_as_before(ops: list[dict[str, object]],
+                                                                      says: str) -> None:
+    with pytest.raises(PatchError, match=re.escape(says)):
+        apply_json_patch(BASE, ops)
+
+
+def test_a_list_value_is_copied_into_the_document() -> None:
+    members = ["a", "b"]
+    out = apply_json_patch(BASE, [{"op": "add", "path": "/PORT/Ethernet0/members", "value": members}])
+    members.append("c")
+    assert out["PORT"]["Ethernet0"]["members"] == ["a", "b"]
