@@ -270,7 +270,7 @@ def run(cdb: ConfigDBConnector, ops: Sequence[SetOp]) -> TxResult | None:
         return None
     rows = touched_rows(ops)
     try:  # tables=(): the build copies only the rows the operations touch (a one-field Set copies one row)
-        return commit(cdb, lambda document: apply_ops(private_rows(document, rows), ops), tables=())
+        return commit(cdb, lambda document: apply_ops(private_rows(document, rows), ops), tables=(), rows=rows)
     except ConfigValidationError as error:
         raise SetFailed(blame(error.errors, ops)) from None
     except ConfigConflict as error:

@@ -1,8 +1,9 @@
 """The REST application factory: ``/api/v1/`` with OpenAPI at ``/docs``.
 
 Routers, one module per resource family (``routes/``): system (health, status), config (CONFIG_DB
-CRUD and JSON Patch), state, counters, operations and jobs. Every router but health runs the
-authentication dependency (``security``); every failure is a RESTCONF error body (``errors``).
+CRUD and JSON Patch), state, counters, operations and jobs. Every request but health and the docs
+passes the authentication middleware (``security.Guard``); every failure is a RESTCONF error body
+(``errors``).
 Routes that touch Redis are plain ``def`` so FastAPI runs the blocking calls in its threadpool.
 
 Routes are added to the application itself (``add_routes``), not with ``include_router``: FastAPI keeps
@@ -12,25 +13,34 @@ which cost ~50 us of the ~540 us a one-row PATCH takes in the application.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import FastAPI
 from fastapi.params import Depends as DependsParam
 from fastapi.routing import APIRoute, APIRouter
 
 from nos import __version__
 from nos.api.auth import Authenticator
-from nos.api.rest import errors
+from nos.api.rest import errors, write_params
 from nos.api.rest.context import ApiContext
 from nos.api.rest.routes import config, counters, intents, operations, state, system, traffic
-from nos.api.rest.security import authenticator_dependency
+from nos.api.rest.security import Guard
 from nos.db.connector import Databases
 
 DESCRIPTION = """SONiC-style switch API. CONFIG_DB under `config/` (writes are validated whole and applied
 atomically; `?dry_run=true` answers with the JSON Patch), state and counters with SONiC's names, long
 operations as jobs. Errors are RESTCONF `ietf-restconf:errors` bodies."""
+
+
+# FastAPI's built-in OpenTelemetry (releases that have it): off. The switch configures no exporter, and
+# with it on every request asks the global providers whether one was set since (~2% of a one-row PATCH).
+TELEMETRY_OFF: dict[str, Any] = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
 
 
 def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path | None = None,
@@ -45,17 +55,35 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
         ctx.close()
 
     app = FastAPI(title="nos switch API", version=__version__, description=DESCRIPTION, docs_url="/docs",
-                  lifespan=lifespan)
+                  lifespan=lifespan, **TELEMETRY_OFF)
     app.state.ctx = ctx
     errors.install(app)
-    guarded = [Depends(authenticator_dependency(auth))]
+    app.add_middleware(Guard, auth=auth)  # every request but health and the docs: credentials and role
     add_routes(app, [system.health_router()])
-    # Paths are matched in registration order and the prefixes do not overlap: what monitoring polls
-    # (counters) and writes come before the rest, so their requests are matched soonest.
-    add_routes(app, [counters.router(ctx), *config.routers(ctx), system.status_router(ctx),
+    # Paths are matched in registration order (after FastAPI's own /docs and /openapi.json) and the
+    # prefixes do not overlap: writes (config.routers puts them first) and what monitoring polls
+    # (counters) come before the rest, so their requests are matched soonest.
+    add_routes(app, [*config.routers(ctx), counters.router(ctx), system.status_router(ctx),
                      system.metrics_router(ctx), state.router(ctx), *operations.routers(ctx), intents.router(ctx),
-                     traffic.router(ctx)], guarded)
+                     traffic.router(ctx)])
+    add_components(app, write_params.components(*config.BODIES))
     return app
+
+
+def add_components(app: FastAPI, schemas: dict[str, Any]) -> None:
+    """Component schemas for the OpenAPI document that no declared parameter brings in (the bodies the
+    write routes read themselves, ``write_params``)."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = generate()
+            found = spec.setdefault("components", {}).setdefault("schemas", {})
+            for name, schema in schemas.items():
+                found.setdefault(name, schema)
+        return app.openapi_schema or generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend the document
 
 
 def add_routes(app: FastAPI, routers: Sequence[APIRouter], dependencies: Sequence[DependsParam] = ()) -> None:

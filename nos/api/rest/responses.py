@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import json
 
+from starlette.background import BackgroundTask
 from starlette.responses import Response
 
 MEDIA_TYPE = "application/json"
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # made once: json.dumps with options makes one per call
+
+
 def json_bytes(content: object) -> bytes:
-    return json.dumps(content, separators=(",", ":")).encode()
+    return _ENCODER.encode(content).encode()
 
 
-def json_response(content: object, status: int = 200) -> Response:
-    return Response(json_bytes(content), status, media_type=MEDIA_TYPE)
+def json_response(content: object, status: int = 200, background: BackgroundTask | None = None) -> Response:
+    return Response(json_bytes(content), status, media_type=MEDIA_TYPE, background=background)
 
 
 def raw_json(body: bytes, status: int = 200) -> Response:

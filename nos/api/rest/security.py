@@ -4,6 +4,12 @@ role a request needs (reads: any user; PUT/POST/PATCH/DELETE, operations include
 With no credentials configured the listener is loopback-only (checked at start-up) and every caller is
 the anonymous admin, the lab default. Secrets are never logged; a failed attempt logs the user name
 and the scheme only.
+
+The check is ``Guard``, an ASGI middleware in front of the routes: every request but those for the
+``PUBLIC`` paths (health and the API's own documentation) is checked once, before routing. A route
+dependency did the same check through FastAPI's dependency machinery, ~100,000 instructions of a
+one-row PATCH (measured with callgrind, against ~1.1 million for the whole request). A path that no
+route serves is checked too: a caller without credentials learns nothing of what exists (401, not 404).
 """
 
 from __future__ import annotations
@@ -11,13 +17,12 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from collections.abc import Awaitable, Callable
 
-from fastapi import Request
 from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from nos.api.auth import ANONYMOUS_ADMIN, Authenticator, Principal
-from nos.api.rest.errors import ACCESS_DENIED, ApiError
+from nos.api.auth import ANONYMOUS_ADMIN, Authenticator, AuthError, Principal
+from nos.api.rest.errors import ACCESS_DENIED, ApiError, known_failure, respond
 
 log = logging.getLogger(__name__)
 
@@ -62,19 +67,40 @@ async def _principal(auth: Authenticator, header: str | None) -> Principal:
     return found
 
 
-def authenticator_dependency(auth: Authenticator | None) -> Callable[[Request], Awaitable[Principal]]:
-    """The dependency every route except health runs: the caller, allowed for this method, or 401/403."""
+PUBLIC = frozenset({"/api/v1/health", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc"})
 
-    async def authenticate(request: Request) -> Principal:
+
+class Guard:
+    """ASGI middleware: the caller of every HTTP request but ``PUBLIC`` ones, allowed for its method, or
+    a RESTCONF 401/403 answer (503 when the credentials file cannot be read). The caller is left in
+    the request's state as ``principal``."""
+
+    def __init__(self, app: ASGIApp, auth: Authenticator | None) -> None:
+        self.app, self.auth = app, auth
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in PUBLIC:
+            return await self.app(scope, receive, send)
+        try:
+            principal = await self.caller(scope)
+        except (ApiError, AuthError) as exc:
+            found = known_failure(exc)
+            assert found is not None
+            headers = exc.headers if isinstance(exc, ApiError) else None
+            return await respond(*found, headers)(scope, receive, send)
+        scope.setdefault("state", {})["principal"] = principal
+        await self.app(scope, receive, send)
+
+    async def caller(self, scope: Scope) -> Principal:
+        auth = self.auth
         if auth is None or not auth.required:
             return ANONYMOUS_ADMIN
-        principal = await _principal(auth, request.headers.get("authorization"))
-        if request.method in WRITE_METHODS and not principal.can_write:
-            raise ApiError(403, f"'{principal.name}' has the {principal.role} role; {request.method} needs admin",
+        header = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"authorization"), None)
+        principal = await _principal(auth, header)
+        if scope["method"] in WRITE_METHODS and not principal.can_write:
+            raise ApiError(403, f"'{principal.name}' has the {principal.role} role; {scope['method']} needs admin",
                            tag=ACCESS_DENIED, error_type="protocol")
         return principal
 
-    return authenticate
 
-
-__all__ = ["CHALLENGE", "WRITE_METHODS", "authenticator_dependency", "parse_basic"]
+__all__ = ["CHALLENGE", "PUBLIC", "WRITE_METHODS", "Guard", "parse_basic"]

@@ -13,15 +13,17 @@ import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Query, Request
+from fastapi import APIRouter, Query, Request
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from nos.api.rest import models
+from nos.api.rest import models, write_params
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
 from nos.api.rest.responses import json_response
-from nos.config.transaction import PatchError, TxResult, apply_json_patch, commit, normalise, patch_rows
+from nos.api.rest.write_params import Body, Flag
+from nos.config.transaction import JsonPatch, PatchError, TxResult, commit, normalise
 from nos.db import Table
 from nos.db.configdb import Config, Row, raw_to_typed
 
@@ -30,7 +32,11 @@ JSON = ("application/json",)
 JSON_PATCH = ("application/json-patch+json", "application/json")
 
 DryRun = Annotated[bool, Query(description="plan only: answer with the JSON Patch, change nothing")]
+DRY_RUN = Flag("dry_run", "plan only: answer with the JSON Patch, change nothing")
+ROW_BODY = Body(models.RowIn, JSON, "Row")
+PATCH_BODY = Body(list[models.PatchOperation], JSON_PATCH, "Operations")
 Build = Callable[[Config], Config]
+Rows = Mapping[str, set[str] | None]
 INLINE_ROWS = 16  # a write naming at most this many rows runs on the event loop (see ``write``)
 ROUTER: dict[str, Any] = {"prefix": "/api/v1/config", "tags": ["config"], "responses": ERROR_RESPONSES}
 
@@ -145,13 +151,14 @@ def write_body(tx: TxResult, before: Config, dry_run: bool) -> dict[str, Any]:
             "unknown_fields": [{"table": t, "key": k, "field": f} for t, k, f in tx.unknown_fields]}
 
 
-def run_write(ctx: ApiContext, build: Build, dry_run: bool) -> dict[str, Any]:
-    """One transaction (serialised with this server's other writes); raises what ``commit`` raises."""
+def run_write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None = None) -> dict[str, Any]:
+    """One transaction (serialised with this server's other writes); raises what ``commit`` raises.
+    ``rows``: the only rows ``build`` changes, when known (``commit``)."""
     with ctx.write_lock:
-        return _write_locked(ctx, build, dry_run)
+        return _write_locked(ctx, build, dry_run, rows)
 
 
-def _write_locked(ctx: ApiContext, build: Build, dry_run: bool) -> dict[str, Any]:
+def _write_locked(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None) -> dict[str, Any]:
     seen: list[Config] = []
 
     def planned(current: Config) -> Config:
@@ -159,27 +166,38 @@ def _write_locked(ctx: ApiContext, build: Build, dry_run: bool) -> dict[str, Any
         return build(current)
 
     # every builder here leaves ``current`` alone (they copy what they change): nothing to copy for them
-    tx = commit(ctx.cdb, planned, dry_run=dry_run, tables=())
+    tx = commit(ctx.cdb, planned, dry_run=dry_run, tables=(), rows=rows)
     return write_body(tx, seen[0] if seen else {}, dry_run)
 
 
-async def write(ctx: ApiContext, build: Build, dry_run: bool, *, small: bool, status: int = 200) -> Response:
-    """``run_write`` answered as JSON. A ``small`` write (a few rows: well under a millisecond of work)
-    runs on the event loop when the write lock is free, saving two thread hops; otherwise, or while a
-    job or another write holds the lock, it waits for the lock in the threadpool, never on the loop."""
-    if small and ctx.write_lock.acquire(blocking=False):
+async def write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None, *, status: int = 200) -> Response:
+    """``run_write`` answered as JSON. A small write (at most ``INLINE_ROWS`` rows named in ``rows``:
+    well under a millisecond of work) runs on the event loop when the write lock is free, saving two
+    thread hops; otherwise, or while a job or another write holds the lock, it waits for the lock in
+    the threadpool, never on the loop. After the answer is sent, the server's CONFIG_DB cache reads
+    the events of this write (``catch_up``) while the client reads the answer, not in the next write."""
+    if small(rows) and ctx.write_lock.acquire(blocking=False):
         try:
-            body = _write_locked(ctx, build, dry_run)
+            body = _write_locked(ctx, build, dry_run, rows)
         finally:
             ctx.write_lock.release()
     else:
-        body = await run_in_threadpool(run_write, ctx, build, dry_run)
-    return json_response(body, status)
+        body = await run_in_threadpool(run_write, ctx, build, dry_run, rows)
+    return json_response(body, status, background=BackgroundTask(catch_up, ctx))
 
 
-def small_patch(operations: Sequence[Mapping[str, object]]) -> bool:
-    """Whether a patch names at most ``INLINE_ROWS`` rows and never a whole table or the root."""
-    rows = patch_rows(operations)
+async def catch_up(ctx: ApiContext) -> None:
+    """Read the cache's pending events on the loop (a poll and a read: no waiting), unless a write
+    holds the lock (it reads them itself)."""
+    if ctx.write_lock.acquire(blocking=False):
+        try:
+            ctx.cdb.catch_up()
+        finally:
+            ctx.write_lock.release()
+
+
+def small(rows: Rows | None) -> bool:
+    """Whether ``rows`` names at most ``INLINE_ROWS`` rows and never a whole table or the root."""
     if rows is None or any(keys is None for keys in rows.values()):
         return False
     return sum(len(keys or ()) for keys in rows.values()) <= INLINE_ROWS
@@ -188,7 +206,7 @@ def small_patch(operations: Sequence[Mapping[str, object]]) -> bool:
 # ---- routes ---------------------------------------------------------------------------------------
 
 def routers(ctx: ApiContext) -> list[APIRouter]:
-    return [read_router(ctx), write_router(ctx), patch_router(ctx)]
+    return [patch_router(ctx), write_router(ctx), read_router(ctx)]  # writes first: matched soonest
 
 
 def read_router(ctx: ApiContext) -> APIRouter:
@@ -220,67 +238,85 @@ def read_router(ctx: ApiContext) -> APIRouter:
 
 def write_router(ctx: ApiContext) -> APIRouter:
     api = APIRouter(**ROUTER)
-    json_body = [Depends(content_type(*JSON))]
+    row_extra = write_params.operation(("table", "key"), (DRY_RUN,), ROW_BODY)
 
-    @api.put("/{table}/{key:path}", response_model=models.WriteResult, dependencies=json_body)
-    async def put(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+    def target(request: Request) -> tuple[str, str]:
+        table, key = request.path_params["table"], request.path_params["key"]
+        check_table(table)
+        check_key(table, key)
+        return table, key
+
+    @api.put("/{table}/{key:path}", response_model=models.WriteResult, openapi_extra=row_extra)
+    async def put(request: Request) -> Any:
         """Create or replace a row (fields it lacks are removed)."""
-        check_table(table)
-        check_key(table, key)
-        return await write(ctx, put_row(table, key, row_in(table, key, row)), dry_run, small=True)
+        table, key = target(request)
+        row = row_in(table, key, await ROW_BODY.read(request))
+        return await write(ctx, put_row(table, key, row), DRY_RUN.read(request), {table: {key}})
 
-    @api.post("/{table}/{key:path}", response_model=models.WriteResult, status_code=201, dependencies=json_body)
-    async def post(table: str, key: str, row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+    @api.post("/{table}/{key:path}", response_model=models.WriteResult, status_code=201, openapi_extra=row_extra)
+    async def post(request: Request) -> Any:
         """Create a row; 409 (resource-denied) if it exists."""
-        check_table(table)
-        check_key(table, key)
-        return await write(ctx, post_row(table, key, row_in(table, key, row)), dry_run, small=True, status=201)
+        table, key = target(request)
+        row = row_in(table, key, await ROW_BODY.read(request))
+        return await write(ctx, post_row(table, key, row), DRY_RUN.read(request), {table: {key}}, status=201)
 
-    @api.delete("/{table}/{key:path}", response_model=models.WriteResult)
-    async def delete(table: str, key: str, dry_run: DryRun = False) -> Any:
+    @api.delete("/{table}/{key:path}", response_model=models.WriteResult,
+                openapi_extra=write_params.operation(("table", "key"), (DRY_RUN,)))
+    async def delete(request: Request) -> Any:
         """Delete a row."""
-        check_table(table)
-        check_key(table, key)
-        return await write(ctx, delete_row(table, key), dry_run, small=True)
+        table, key = target(request)
+        return await write(ctx, delete_row(table, key), DRY_RUN.read(request), {table: {key}})
 
-    @api.delete("/{table}", response_model=models.WriteResult)
-    async def delete_whole_table(table: str, dry_run: DryRun = False) -> Any:
+    @api.delete("/{table}", response_model=models.WriteResult,
+                openapi_extra=write_params.operation(("table",), (DRY_RUN,)))
+    async def delete_whole_table(request: Request) -> Any:
         """Delete every row of a table."""
+        table = request.path_params["table"]
         check_table(table)
-        return await write(ctx, delete_table(table), dry_run, small=False)
+        return await write(ctx, delete_table(table), DRY_RUN.read(request), {table: None})
 
     return api
 
 
 def patch_router(ctx: ApiContext) -> APIRouter:
     api = APIRouter(**ROUTER)
-    patch_body = [Depends(content_type(*JSON_PATCH))]
 
-    @api.patch("", response_model=models.WriteResult, dependencies=patch_body)
-    async def patch(operations: Annotated[list[models.PatchOperation], Body()], dry_run: DryRun = False) -> Any:
+    async def patched(request: Request, prefix: str | None) -> Response:
+        """The patch of the request (paths relative to ``prefix``, if given) as one transaction."""
+        operations: list[models.PatchOperation] = await PATCH_BODY.read(request)
+        if prefix is None:
+            raw = [operation.as_dict() for operation in operations]
+            check_patch_tables(raw)
+        else:
+            raw = rebase(operations, prefix)
+        patch = JsonPatch.of(raw)
+        return await write(ctx, patch.apply, DRY_RUN.read(request), patch.rows)
+
+    @api.patch("", response_model=models.WriteResult, openapi_extra=write_params.operation((), (DRY_RUN,), PATCH_BODY))
+    async def patch(request: Request) -> Any:
         """An RFC 6902 JSON Patch on the whole configuration (``config apply-patch``), all or nothing."""
-        raw = [operation.as_dict() for operation in operations]
-        check_patch_tables(raw)
-        return await write(ctx, lambda current: apply_json_patch(current, raw), dry_run, small=small_patch(raw))
+        return await patched(request, None)
 
-    @api.patch("/{table}", response_model=models.WriteResult, dependencies=patch_body)
-    async def patch_table(table: str, operations: Annotated[list[models.PatchOperation], Body()],
-                          dry_run: DryRun = False) -> Any:
+    @api.patch("/{table}", response_model=models.WriteResult,
+               openapi_extra=write_params.operation(("table",), (DRY_RUN,), PATCH_BODY))
+    async def patch_table(request: Request) -> Any:
         """A JSON Patch with paths relative to the table (``/Ethernet0/mtu``)."""
+        table = request.path_params["table"]
         check_table(table)
-        raw = rebase(operations, row_path(table))
-        return await write(ctx, lambda current: apply_json_patch(current, raw), dry_run, small=small_patch(raw))
+        return await patched(request, row_path(table))
 
-    @api.patch("/{table}/{key:path}", response_model=models.WriteResult, dependencies=patch_body)
-    async def patch_row(table: str, key: str, operations: Annotated[list[models.PatchOperation], Body()],
-                        dry_run: DryRun = False) -> Any:
+    @api.patch("/{table}/{key:path}", response_model=models.WriteResult,
+               openapi_extra=write_params.operation(("table", "key"), (DRY_RUN,), PATCH_BODY))
+    async def patch_row(request: Request) -> Any:
         """A JSON Patch with paths relative to the row (``/mtu``)."""
+        table, key = request.path_params["table"], request.path_params["key"]
         check_table(table)
         check_key(table, key)
-        raw = rebase(operations, row_path(table, key))
-        return await write(ctx, lambda current: apply_json_patch(current, raw), dry_run, small=small_patch(raw))
+        return await patched(request, row_path(table, key))
 
     return api
 
 
-__all__ = ["check_patch_tables", "rebase", "routers", "run_write", "small_patch", "write"]
+BODIES = (ROW_BODY, PATCH_BODY)  # for the OpenAPI document's components
+
+__all__ = ["BODIES", "DRY_RUN", "check_patch_tables", "rebase", "routers", "run_write", "small", "write"]

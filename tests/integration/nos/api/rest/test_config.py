@@ -172,3 +172,33 @@ def test_client_mistakes_get_restconf_errors(client: TestClient, cdb: ConfigDBCo
         [error, *_] = errors_of(reply)
         assert error["error-tag"] in ("invalid-value", "operation-not-supported") and error["error-message"]
     assert cdb.get_config() == before
+
+
+@pytest.mark.parametrize(("method", "url", "body", "says"), [
+    ("PATCH", "/api/v1/config", '[{"op": "jump", "path": "/X"}]', "body/0/op: "),
+    ("PATCH", "/api/v1/config/PORT/Ethernet0", '[{"op": "add"}]', "body/0/path: Field required"),
+    ("PATCH", "/api/v1/config", "[{", "the body is not valid JSON: "),
+    ("PATCH", "/api/v1/config", "", "body: Field required"),
+    ("PUT", "/api/v1/config/VLAN/Vlan7", '["vlanid"]', "body: "),
+    ("PUT", "/api/v1/config/VLAN/Vlan7?dry_run=maybe", '{"vlanid": "7"}', "query/dry_run: "),
+    ("DELETE", "/api/v1/config/VLAN?dry_run=2", "", "query/dry_run: "),
+])
+def test_a_malformed_write_names_where(client: TestClient, method: str, url: str, body: str, says: str) -> None:
+    """Write routes read their body and flag themselves (``write_params``): errors name the location as
+    FastAPI would (``body/0/op``, ``query/dry_run``)."""
+    reply = client.request(method, url, content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400, reply.text
+    assert says in errors_of(reply)[0]["error-message"]
+
+
+def test_the_openapi_document_describes_what_the_write_routes_read(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    patch = spec["paths"]["/api/v1/config/{table}/{key}"]["patch"]
+    assert [(p["name"], p["in"], p["required"]) for p in patch["parameters"]] == [
+        ("table", "path", True), ("key", "path", True), ("dry_run", "query", False)]
+    content = patch["requestBody"]["content"]
+    assert set(content) == {"application/json-patch+json", "application/json"}
+    assert content["application/json"]["schema"]["items"] == {"$ref": "#/components/schemas/PatchOperation"}
+    assert spec["components"]["schemas"]["PatchOperation"]["required"] == ["op", "path"]
+    put = spec["paths"]["/api/v1/config/{table}/{key}"]["put"]["requestBody"]["content"]
+    assert set(put) == {"application/json"} and put["application/json"]["schema"]["type"] == "object"

@@ -171,3 +171,20 @@ def test_bad_tls_flags_are_refused_at_start(redis_url: str, tmp_path: Path) -> N
                "--tls-cert", str(tmp_path / "missing.crt"), "--tls-key", str(tmp_path / "missing.key")]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--tls-cert" in proc.stderr and "no such file" in proc.stderr
+
+
+def test_the_docs_are_public_and_an_unknown_path_needs_credentials_too(guarded: str) -> None:
+    """The guard checks every request but health and the docs before routing: a caller without
+    credentials is not told which paths exist."""
+    assert httpx.get(f"{guarded}/openapi.json").status_code == 200
+    assert httpx.get(f"{guarded}/docs").status_code == 200
+    reply = httpx.get(f"{guarded}/api/v1/nothing-here")
+    assert reply.status_code == 401 and reply.json()["ietf-restconf:errors"]["error"][0]["error-tag"] == "access-denied"
+    assert httpx.get(f"{guarded}/api/v1/nothing-here", headers=basic("viewer", VIEWER_PW)).status_code == 404
+
+
+def test_an_unreadable_credentials_file_answers_503(guarded: str, credentials: dict[str, object]) -> None:
+    Path(str(credentials["path"])).write_text("{not json")
+    reply = httpx.get(f"{guarded}/api/v1/config/PORT", headers=basic("admin", ADMIN_PW))
+    assert reply.status_code == 503 and "credentials" in reply.json()["ietf-restconf:errors"]["error"][0][
+        "error-message"]
