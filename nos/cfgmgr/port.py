@@ -30,13 +30,13 @@ single forwarding path, so it follows portmgrd's rules (no second raw copy that 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from nos.daemon.consumer import TableConsumer
 from nos.daemon.reporting import rejected_key
 from nos.daemon.runner import Runner
 from nos.daemon.task import Result
-from nos.db import ProducerStateTable, SubscriberStateTable, Table
+from nos.db import ProducerStateTable, SubscriberStateTable, Table, TableKeys
 from nos.db.configdb import NULL_FIELD
 from nos.db.connector import Databases
 from nos.db.keyops import KeyOpFieldsValues
@@ -100,7 +100,7 @@ def plan_set(
     return out, False
 
 
-def lag_members(member_keys: list[str]) -> set[str]:
+def lag_members(member_keys: Iterable[str]) -> set[str]:
     """Ports named by CONFIG_DB PORTCHANNEL_MEMBER keys ``<lag>|<port>`` (pure)."""
     return {key.split(CONFIG_SEPARATOR, 1)[1] for key in member_keys if CONFIG_SEPARATOR in key}
 
@@ -126,7 +126,7 @@ class PortMgr:
 
     def __init__(self, dbs: Databases) -> None:
         self.config_ports = Table(dbs[CONFIG_DB], CFG_PORT_TABLE_NAME)
-        self.config_lag_members = Table(dbs[CONFIG_DB], CFG_LAG_MEMBER_TABLE_NAME)
+        self.config_lag_members = TableKeys(dbs[CONFIG_DB], CFG_LAG_MEMBER_TABLE_NAME)
         self.appl_ports = Table(dbs[APPL_DB], APP_PORT_TABLE_NAME)
         self.appl = ProducerStateTable(dbs[APPL_DB], APP_PORT_TABLE_NAME)
         self.written: dict[str, dict[str, str]] = {}  # what APPL_DB got from us, per port
@@ -191,7 +191,7 @@ class PortMgr:
             first_sight = task.key not in self.seen
             ready = task.key in self.ready
             if ready and members is None:
-                members = lag_members(self.config_lag_members.keys())
+                members = lag_members(self.config_lag_members.keys)
             lag_member = ready and members is not None and task.key in members
             fields, retry = plan_set(task.fields, first_sight=first_sight, ready=ready, lag_member=lag_member)
             self.seen.add(task.key)

@@ -39,6 +39,7 @@ CONSUMES = (
     (CONFIG_DB, CFG_ROCE_TABLE_NAME),
     (CONFIG_DB, t.CFG_PORT_TABLE_NAME),  # re-expands for new ports and speeds
     (CONFIG_DB, t.CFG_PORT_CABLE_LEN_TABLE_NAME),  # and cable lengths (headroom)
+    (CONFIG_DB, CFG_ROCE_SAVED_TABLE_NAME),  # saved rows without the intent (a reload) are written back
 )
 PRODUCES = tuple((CONFIG_DB, table) for table in (
     t.CFG_BUFFER_PG_TABLE_NAME, t.CFG_BUFFER_PROFILE_TABLE_NAME, t.CFG_BUFFER_QUEUE_TABLE_NAME,
@@ -56,6 +57,9 @@ class RoceMgr:
     def __init__(self, dbs: Databases) -> None:
         self.cdb = ConfigDBConnector(dbs[CONFIG_DB])
         self.ports: dict[str, str] | None = None  # port -> speed at the last reconcile
+        # No intent and nothing saved, as of the last look: port and cable changes need no reads until
+        # the ROCE row or NOS_ROCE_SAVED changes (a PORT change read both rows through KEYS before).
+        self.idle = False
 
     def reconcile(self) -> Result:
         """Apply the plan for the current CONFIG_DB, all or nothing."""
@@ -81,6 +85,7 @@ class RoceMgr:
         return Result.success()
 
     def handle(self, task: KeyOpFieldsValues) -> Result:
+        self.idle = False
         if task.key != ROCE_KEY:
             return Result.invalid(f"the RoCE intent is the one row {CFG_ROCE_TABLE_NAME}|{ROCE_KEY}")
         return self.reconcile()
@@ -93,15 +98,20 @@ class RoceMgr:
 
     def re_expand(self, tasks: list[KeyOpFieldsValues]) -> list[Result]:
         """Re-expand once for a batch of changes to an input of the expansion (ports, cable lengths)."""
-        if not self.cdb.get_entry(CFG_ROCE_TABLE_NAME, ROCE_KEY) and not self.cdb.get_table(
-                CFG_ROCE_SAVED_TABLE_NAME):
-            self.ports = None
+        if self.idle or (not self.cdb.get_entry(CFG_ROCE_TABLE_NAME, ROCE_KEY)
+                         and not self.cdb.get_table(CFG_ROCE_SAVED_TABLE_NAME)):
+            self.ports, self.idle = None, True
             return [Result.ignored("no RoCE intent")] * len(tasks)
         result = self.reconcile()
         if result.rejected:  # the intent's own row carries the report
             log.warning("cfgmgr.roce.port_change_refused reason=%s", result.reason)
             result = Result.ignored(result.reason)
         return [result] * len(tasks)
+
+    def saved_changed(self, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        """NOS_ROCE_SAVED changed (the expansion's own bookkeeping, or a config load or reload)."""
+        self.idle = False
+        return self.re_expand(tasks)
 
     def _ports_unchanged(self, tasks: list[KeyOpFieldsValues]) -> bool:
         assert self.ports is not None
@@ -115,7 +125,8 @@ class RoceMgr:
         source = SubscriberStateTable(dbs[CONFIG_DB], CFG_ROCE_TABLE_NAME)
         runner.add_consumer(TableConsumer(CONFIG_DB, CFG_ROCE_TABLE_NAME, source, self.handle))
         for table, handler in ((t.CFG_PORT_TABLE_NAME, self.handle_ports),
-                               (t.CFG_PORT_CABLE_LEN_TABLE_NAME, self.re_expand)):
+                               (t.CFG_PORT_CABLE_LEN_TABLE_NAME, self.re_expand),
+                               (CFG_ROCE_SAVED_TABLE_NAME, self.saved_changed)):
             source = SubscriberStateTable(dbs[CONFIG_DB], table)
             runner.add_consumer(TableConsumer(CONFIG_DB, table, source, lambda _task: Result.ignored(),
                                               batch_handler=handler))

@@ -118,3 +118,23 @@ def test_a_cable_length_change_re_expands(env):
     settle(lambda: config_db.hget("BUFFER_PG|Ethernet4|3", "profile") == "pg_lossless_400000_300m_profile")
     assert config_db.hget("BUFFER_PROFILE|pg_lossless_400000_300m_profile", "xoff") == "687916"
     assert config_db.hget("BUFFER_PG|Ethernet0|3", "profile") == "pg_lossless_400000_5m_profile"
+
+
+def test_saved_rows_written_without_the_intent_are_written_back(env):
+    """With no intent, port changes are not read into the expansion (the manager idles); rows saved
+    by an intent and then loaded without it (a config reload of such a file) are still put back."""
+    cdb, settle, config_db, state = env
+    config_db.hset("ROCE|global", mapping={"profile": "nvidia"})
+    settle(lambda: config_db.exists("NOS_ROCE_SAVED|QUEUE"))
+    expanded = cdb.get_config()
+    config_db.delete("ROCE|global")
+    settle(lambda: not config_db.exists("NOS_ROCE_SAVED|QUEUE"))
+    config_db.hset("PORT|Ethernet8", "mtu", "4000")  # idle: nothing to re-expand
+    settle(lambda: True)
+    assert config_db.hget("PORT_QOS_MAP|Ethernet8", "dscp_to_tc_map") == "AZURE"
+
+    # what a reload of a file saved while the intent was on, minus the intent, writes
+    cdb.mod_config({table: expanded[table] for table in ("NOS_ROCE_SAVED", "PORT_QOS_MAP")})
+    assert config_db.hget("PORT_QOS_MAP|Ethernet8", "dscp_to_tc_map") == "ROCE"
+    settle(lambda: not config_db.exists("NOS_ROCE_SAVED|QUEUE")
+           and config_db.hget("PORT_QOS_MAP|Ethernet8", "dscp_to_tc_map") == "AZURE")
