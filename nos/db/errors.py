@@ -5,8 +5,8 @@ Callers catch ``DbError`` (or a subclass) and never see ``redis.exceptions`` typ
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+from types import TracebackType
+from typing import Literal
 
 import redis.exceptions
 
@@ -23,12 +23,24 @@ class DbProtocolError(DbError):
     """Raised when Redis answers something the layer does not expect (a script error, a bad reply)."""
 
 
-@contextlib.contextmanager
-def map_redis_errors(what: str) -> Iterator[None]:
-    """Translate redis-py exceptions raised inside the block into ``DbError`` subclasses."""
-    try:
-        yield
-    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-        raise DbConnectionError(f"{what}: Redis unreachable: {exc}") from exc
-    except redis.exceptions.RedisError as exc:
-        raise DbProtocolError(f"{what}: {exc}") from exc
+class map_redis_errors:  # noqa: N801 - used as the function it was (a class: ~3x cheaper than a generator)
+    """Translate redis-py exceptions raised inside the block into ``DbError`` subclasses (every Redis call
+    of every daemon is in one such block)."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 trace: TracebackType | None) -> Literal[False]:
+        if exc is None:
+            return False
+        if isinstance(exc, redis.exceptions.ConnectionError | redis.exceptions.TimeoutError | OSError):
+            raise DbConnectionError(f"{self.what}: Redis unreachable: {exc}") from exc
+        if isinstance(exc, redis.exceptions.RedisError):
+            raise DbProtocolError(f"{self.what}: {exc}") from exc
+        return False

@@ -4,7 +4,8 @@ Every failure ends the RPC with a status and a message naming the path and the r
 client sends makes the server crash (unexpected errors answer INTERNAL and are logged). Sets are
 serialised in the process (one CONFIG_DB transaction at a time), so concurrent clients do not make
 each other's transactions retry. A Set plans on the process's CONFIG_DB cache
-(``ConfigDBConnector.recent_snapshot``: no round trip after its own previous commit).
+(``ConfigDBConnector.recent_snapshot``: no round trip after its own previous commit); once a Set's
+answer is sent, the cache reads that Set's events, so that the next Set has none to read.
 """
 
 from __future__ import annotations
@@ -100,9 +101,20 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         ops = write.plan(request, self.reader.names)
         with self._set_lock:
             write.run(self.cdb, ops)
+        if context is not None:  # once the answer is sent: the cache reads this Set's events, not the next Set
+            context.add_callback(self._catch_up)
         stamp = now_ns()
         results = [gnmi_pb2.UpdateResult(path=op.path, op=_OPS[op.kind]) for op in ops]
         return gnmi_pb2.SetResponse(prefix=request.prefix, response=results, timestamp=stamp)
+
+    def _catch_up(self) -> None:
+        """Read the CONFIG_DB cache's arrived events (gRPC calls it on its poller thread once the Set's
+        status is sent); skipped if a Set is running, which reads them itself."""
+        if self._set_lock.acquire(blocking=False):
+            try:
+                self.cdb.catch_up()
+            finally:
+                self._set_lock.release()
 
     def Subscribe(self, request_iterator: Any, context: Any) -> Iterator[Any]:  # noqa: N802
         try:

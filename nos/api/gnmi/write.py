@@ -34,7 +34,7 @@ from nos.api.gnmi.paths import Address, addresses, from_proto, has_wildcard
 from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
 from nos.config.files import parse_config
 from nos.config.transaction import TxResult, commit, private_rows
-from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, Row
+from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, Config, ConfigConflict, ConfigDBConnector, Row
 from nos.db.errors import DbError
 from nos.schema.dbconfig import CONFIG_DB
 
@@ -150,6 +150,8 @@ def _valued(draft: SetOp, address: Address, value: object) -> SetOp:
             raise InvalidArgument(f"replacing row '{table}|{key}' with {{}} would empty it: delete it, or update "
                                   "with {} to create a row without fields")
         return _with(draft, key=key, value=row)
+    if isinstance(value, str) and not field.endswith(LIST_SUFFIX) and field != NULL_FIELD:
+        return _with(draft, key=key, field=field, value=value)  # already what normalising it gives
     return _with(draft, key=key, field=field, value=_row(table, key, {field: value})[field])
 
 

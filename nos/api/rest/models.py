@@ -6,9 +6,10 @@ A request may give numbers and booleans; they are stored as strings, as ``config
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict  # pydantic needs typing_extensions' TypedDict before Python 3.12
 
 FieldValue = str | list[str]
 Row = dict[str, FieldValue]
@@ -19,21 +20,21 @@ RowIn = dict[str, str | int | float | bool | list[str]]
 PatchOpName = Literal["add", "remove", "replace", "move", "copy", "test"]
 
 
-class PatchOperation(BaseModel):
-    """One RFC 6902 operation; paths are ``/TABLE/key/field`` (``/`` in a key written ``~1``)."""
-
-    model_config = ConfigDict(populate_by_name=True,
-                              json_schema_extra={"examples": [{"op": "replace", "path": "/PORT/Ethernet0/mtu",
-                                                               "value": "9100"}]})
-
-    op: PatchOpName
-    path: str = Field(description="JSON pointer, e.g. /PORT/Ethernet0/mtu or /INTERFACE/Ethernet0|10.0.0.0~131")
-    value: Any = Field(default=None, description="for add, replace and test")
-    from_: str | None = Field(default=None, alias="from", description="for move and copy")
-
-    def as_dict(self) -> dict[str, Any]:
-        """The operation as RFC 6902 JSON (members not given are left out, so a missing value stays missing)."""
-        return self.model_dump(by_alias=True, exclude_unset=True)
+PatchOperation = TypedDict("PatchOperation", {
+    "op": PatchOpName,
+    "path": Annotated[str, Field(description="JSON pointer, e.g. /PORT/Ethernet0/mtu or "
+                                             "/INTERFACE/Ethernet0|10.0.0.0~131")],
+    "value": NotRequired[Annotated[Any, Field(description="for add, replace and test")]],
+    "from": NotRequired[Annotated[str | None, Field(description="for move and copy")]],
+})
+"""One RFC 6902 operation; paths are ``/TABLE/key/field`` (``/`` in a key written ``~1``). A TypedDict,
+not a model: validated, it is the operation as RFC 6902 JSON already (members not given stay missing),
+with no model instance built and dumped again per operation."""
+PatchOperation.__pydantic_config__ = ConfigDict(  # type: ignore[attr-defined]
+    title="PatchOperation",
+    json_schema_extra={"description": "One RFC 6902 operation; paths are ``/TABLE/key/field`` (``/`` in a key "
+                                      "written ``~1``).",
+                       "examples": [{"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9100"}]})
 
 
 class FieldRef(BaseModel):

@@ -78,6 +78,8 @@ class Flag:
     description: str
 
     def read(self, request: Request) -> bool:
+        if not request.scope.get("query_string"):
+            return False  # the usual write: no query to parse
         value = request.query_params.get(self.name)
         if value is None:
             return False

@@ -132,12 +132,12 @@ def rebase(operations: Sequence[models.PatchOperation], prefix: str) -> list[dic
     """Operations on a table or row, their paths made absolute (``/mtu`` on ``/PORT/Ethernet0``)."""
     out = []
     for index, operation in enumerate(operations):
-        raw = operation.as_dict()
+        raw: dict[str, Any] = dict(operation)
         for member in ("path", "from"):
             pointer = raw.get(member)
             if isinstance(pointer, str):
                 if pointer and not pointer.startswith("/"):
-                    raise PatchError(index, operation.op, pointer,
+                    raise PatchError(index, raw["op"], pointer,
                                      f"'{member}' must be a JSON pointer relative to {prefix}, such as /mtu")
                 raw[member] = prefix + pointer
         out.append(raw)
@@ -285,7 +285,7 @@ def patch_router(ctx: ApiContext) -> APIRouter:
         """The patch of the request (paths relative to ``prefix``, if given) as one transaction."""
         operations: list[models.PatchOperation] = await PATCH_BODY.read(request)
         if prefix is None:
-            raw = [operation.as_dict() for operation in operations]
+            raw: list[dict[str, Any]] = operations  # type: ignore[assignment]  # validated: RFC 6902 JSON already
             check_patch_tables(raw)
         else:
             raw = rebase(operations, prefix)

@@ -119,3 +119,12 @@ def test_sets_in_a_row_plan_on_the_cache_and_never_lose_another_writers_change(c
     client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1700")], encoding="json_ietf")
     assert cdb.generation() == before + 1
     assert cdb.get_entry("PORT", "Ethernet0") == {**START["PORT"]["Ethernet0"], "mtu": "1700", "admin_status": "down"}
+
+
+def test_once_a_set_is_answered_its_events_are_read_before_the_next(client, server):
+    """The Set's own keyspace events are read by the server's CONFIG_DB cache after the answer is sent
+    (a gRPC callback), so the next Set plans on the cache with nothing left to read."""
+    cache = server.service.cdb.cache
+    client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1500")], encoding="json_ietf")
+    assert cache is not None
+    wait_until(lambda: cache._own is None and cache._known is not None)  # marker read, no Set in between
