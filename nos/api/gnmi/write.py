@@ -150,9 +150,13 @@ def _valued(draft: SetOp, address: Address, value: object) -> SetOp:
             raise InvalidArgument(f"replacing row '{table}|{key}' with {{}} would empty it: delete it, or update "
                                   "with {} to create a row without fields")
         return _with(draft, key=key, value=row)
+    return _with(draft, key=key, field=field, value=_field(table, key, field, value))
+
+
+def _field(table: str, key: str, field: str, value: object) -> object:
     if isinstance(value, str) and not field.endswith(LIST_SUFFIX) and field != NULL_FIELD:
-        return _with(draft, key=key, field=field, value=value)  # already what normalising it gives
-    return _with(draft, key=key, field=field, value=_row(table, key, {field: value})[field])
+        return value  # already what normalising it gives
+    return _row(table, key, {field: value})[field]
 
 
 def _with(op: SetOp, **changes: Any) -> SetOp:
