@@ -81,8 +81,7 @@ class ConsumerStateTable:
     def _send_prefetch(self) -> None:
         if self._prefetch is None:
             self.db.client.script_load(self._pops.script)
-            self._prefetch = redis.Redis.from_url(self.db.url, db=self.db.id, decode_responses=True,
-                                                  single_connection_client=True)
+            self._prefetch = self.db.new_client(single_connection_client=True)
             self._prefetch.ping()
         self._prefetch.connection.send_command("EVALSHA", self._pops.sha, len(self._pop_keys), *self._pop_keys,
                                                *self._pop_args)

@@ -15,6 +15,7 @@ from typing import Any
 from pygnmi.spec.v080 import gnmi_pb2
 
 from nos.api.gnmi.errors import InvalidArgument, Unimplemented
+from nos.api.json_bytes import json_bytes
 
 JSON = gnmi_pb2.Encoding.Value("JSON")
 JSON_IETF = gnmi_pb2.Encoding.Value("JSON_IETF")
@@ -34,7 +35,7 @@ def check_encoding(encoding: int) -> int:
 
 def encode(value: object, encoding: int) -> Any:
     """``value`` as a TypedValue in the served encoding (compact JSON)."""
-    data = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    data = json_bytes(value)
     if encoding == JSON:
         return gnmi_pb2.TypedValue(json_val=data)
     return gnmi_pb2.TypedValue(json_ietf_val=data)

@@ -4,19 +4,12 @@ of the cost of answering."""
 
 from __future__ import annotations
 
-import json
-
 from starlette.background import BackgroundTask
 from starlette.responses import Response
 
+from nos.api.json_bytes import json_bytes
+
 MEDIA_TYPE = "application/json"
-
-
-_ENCODER = json.JSONEncoder(separators=(",", ":"))  # made once: json.dumps with options makes one per call
-
-
-def json_bytes(content: object) -> bytes:
-    return _ENCODER.encode(content).encode()
 
 
 def json_response(content: object, status: int = 200, background: BackgroundTask | None = None) -> Response:
