@@ -1,10 +1,10 @@
 """Every port's counters as one JSON body, read from COUNTERS_DB again only after it changed.
 
 ``GET /api/v1/counters/interfaces`` is what monitoring polls, many clients at once. Reading and
-serialising 128 ports x ~100 stats costs ~15 ms of Python; the counters change only when syncd's flex
-counter poll writes them (1 s for ports on SONiC). So the body is kept and rebuilt only after a
-keyspace notification for a ``COUNTERS:*`` hash or the port name map, on one subscription (nos.db)
-drained by each request before it answers (a poll of the socket, microseconds).
+serialising 128 ports x ~100 stats costs ~12 ms (the pipelined read ~8 ms, orjson ~1 ms); the counters
+change only when syncd's flex counter poll writes them (1 s for ports on SONiC). So the body is kept
+and rebuilt only after a keyspace notification for a ``COUNTERS:*`` hash or the port name map, on one
+subscription (nos.db) drained by each request before it answers (a poll of the socket, microseconds).
 
 The body is kept gzip-compressed too (level 1, compressed once per build), for the clients that accept it:
 it is a few times smaller (tens of times when most counters are zero), and moving ~0.6 MB per answer is
