@@ -76,7 +76,10 @@ def _escape(token: str) -> str:
 
 # ---- pure: documents ------------------------------------------------------------------------------
 
-def plan_changes(current: Config, target: Config, rows: Mapping[str, set[str] | None] | None = None) -> list[RowChange]:
+Rows = dict[str, set[str] | None]  # table -> row keys (None: the whole table), as ``patch_rows`` gives them
+
+
+def plan_changes(current: Config, target: Config, rows: Rows | None = None) -> list[RowChange]:
     """Row changes that turn ``current`` into ``target`` (identical rows are left alone; a table
     that is the very same object in both, as private copies share untouched tables, is skipped).
 
@@ -101,7 +104,7 @@ def plan_changes(current: Config, target: Config, rows: Mapping[str, set[str] | 
     return changes
 
 
-def _plan_rows(current: Config, target: Config, rows: Mapping[str, set[str] | None]) -> list[RowChange]:
+def _plan_rows(current: Config, target: Config, rows: Rows) -> list[RowChange]:
     """``plan_changes`` when only ``rows`` can differ (same order: replaces, then deletes, by table and key)."""
     replaced: list[RowChange] = []
     deleted: list[RowChange] = []
@@ -132,7 +135,7 @@ def private_copy(config: Config, tables: Iterable[str] | None = None) -> Config:
     return out
 
 
-def private_rows(config: Config, rows: Mapping[str, set[str] | None] | None) -> Config:
+def private_rows(config: Config, rows: Rows | None) -> Config:
     """A copy of ``config`` that may be modified in the given rows (table -> row keys, None: the whole
     table; None: everything). Tables and rows not named are shared with ``config``: a one-field patch
     copies one row, not its 128-row table."""
@@ -162,9 +165,6 @@ def normalise(document: object, source: str = "patch") -> Config:
     the table, key and field of anything not shaped like config_db.json."""
     config = parse_config(document, source)
     return {table: rows for table, rows in config.items() if rows}
-
-
-Rows = dict[str, set[str] | None]  # table -> row keys (None: the whole table), as ``patch_rows`` gives them
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,7 @@ def _normalise_touched(before: Config, document: object, rows: Rows | None) -> C
 
 def patch_rows(operations: Sequence[Mapping[str, object]]) -> Rows | None:
     """Table -> the rows a patch can modify (None: the whole table); None when it touches the root."""
-    found: dict[str, set[str] | None] = {}
+    found: Rows = {}
     for operation in operations:
         if not isinstance(operation, Mapping):
             continue
@@ -309,7 +309,7 @@ Build = Callable[[Config], Config]
 
 def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, tables: Iterable[str] | None = None,
            mentioned: Callable[[Config], Iterable[str]] | None = None,
-           rows: Mapping[str, set[str] | None] | None = None) -> TxResult:
+           rows: Rows | None = None) -> TxResult:
     """Build the target from the current CONFIG_DB, validate the change, apply it atomically.
 
     ``build`` gets a private copy of the current document and returns the whole target; with
@@ -371,5 +371,5 @@ def replace_config(cdb: ConfigDBConnector, target: Config, *, dry_run: bool = Fa
     return commit(cdb, lambda _current: private_copy(target), dry_run=dry_run, tables=(), mentioned=lambda t: t)
 
 
-__all__ = ["ATTEMPTS", "JsonPatch", "PatchError", "TxResult", "apply_json_patch", "apply_patch", "commit", "normalise",
-           "plan_changes", "replace_config"]
+__all__ = ["ATTEMPTS", "JsonPatch", "PatchError", "Rows", "TxResult", "apply_json_patch", "apply_patch", "commit",
+           "normalise", "plan_changes", "replace_config"]

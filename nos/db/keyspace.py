@@ -41,9 +41,7 @@ class KeyspaceHub:
         self.whole_db = db.name in WHOLE_DB
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
         self._sub = Subscription(db)
-        self._seq = 0  # events handed out so far
-        self._event_at: dict[str, int] = {}  # row name -> the number of its last event
-        self._read: dict[str, tuple[int, dict[str, str]]] = {}  # row name -> (events seen when read, fields)
+        self._read: dict[str, dict[str, str]] = {}  # row name -> its fields, read after its last event
 
     def register(self, table: str, listener: Listener) -> None:
         """From now on ``listener`` gets ``table``'s events (subscribed, and confirmed, before this returns)."""
@@ -69,8 +67,7 @@ class KeyspaceHub:
             if sep:
                 listeners = self._listeners.get(table, ())
                 if len(listeners) > 1:
-                    self._seq += 1
-                    self._event_at[name] = self._seq
+                    self._read.pop(name, None)  # read before this event: stale
                 for listener in listeners:
                     listener(key, msg.data)
 
@@ -84,8 +81,8 @@ class KeyspaceHub:
         missing: list[int] = []
         for name in names:
             kept = self._read.get(name)
-            if kept is not None and kept[0] >= self._event_at.get(name, 0):
-                out.append(kept[1])
+            if kept is not None:
+                out.append(kept)
             else:
                 out.append(None)
                 missing.append(len(out) - 1)
@@ -97,7 +94,7 @@ class KeyspaceHub:
                 out[at] = row
                 table = names[at].partition(self.separator)[0]
                 if len(self._listeners.get(table, ())) > 1:  # only where another reader may want it
-                    self._read[names[at]] = (self._seq, row)
+                    self._read[names[at]] = row
         return cast(list[dict[str, str]], out)
 
     def close(self) -> None:

@@ -33,7 +33,7 @@ from nos.api.gnmi.errors import GnmiError, InvalidArgument, Unimplemented
 from nos.api.gnmi.paths import Address, addresses, from_proto, has_wildcard
 from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
 from nos.config.files import parse_config
-from nos.config.transaction import TxResult, commit, private_rows
+from nos.config.transaction import Rows, TxResult, commit, private_rows
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, Config, ConfigConflict, ConfigDBConnector, Row
 from nos.db.errors import DbError
 from nos.schema.dbconfig import CONFIG_DB
@@ -285,9 +285,9 @@ def run(cdb: ConfigDBConnector, ops: Sequence[SetOp]) -> TxResult | None:
         raise SetFailed(f"UNAVAILABLE: the switch's database is not answering: {error}; nothing applied") from None
 
 
-def touched_rows(ops: Sequence[SetOp]) -> dict[str, set[str] | None] | None:
+def touched_rows(ops: Sequence[SetOp]) -> Rows | None:
     """The rows ``apply_ops`` may modify: table -> row keys (None: the whole table); None: everything."""
-    rows: dict[str, set[str] | None] = {}
+    rows: Rows = {}
     for op in ops:
         if op.table is None:
             return None

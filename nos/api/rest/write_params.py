@@ -27,6 +27,14 @@ _BOOL: TypeAdapter[bool] = TypeAdapter(bool)
 REF_TEMPLATE = "#/components/schemas/{model}"
 
 
+def check_media_type(request: Request, allowed: tuple[str, ...]) -> None:
+    """415 (protocol error) unless the request's body is of one of the ``allowed`` media types."""
+    given = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if given not in allowed:
+        raise ApiError(415, f"Content-Type '{given or '(none)'}' is not accepted here: use {' or '.join(allowed)}",
+                       error_type="protocol")
+
+
 @dataclass(frozen=True)
 class Body:
     """A JSON request body: its type, the media types accepted, and its title in OpenAPI."""
@@ -47,10 +55,7 @@ class Body:
 
     async def read(self, request: Request) -> Any:
         """The validated body; 415 for another media type, ``RequestValidationError`` for a bad body."""
-        given = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if given not in self.media_types:
-            raise ApiError(415, f"Content-Type '{given or '(none)'}' is not accepted here: use "
-                                f"{' or '.join(self.media_types)}", error_type="protocol")
+        check_media_type(request, self.media_types)
         raw = await request.body()
         if not raw:
             raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required",
@@ -120,4 +125,4 @@ def _located(where: str, exc: ValidationError, *prefix: str) -> list[dict[str, A
     return [{**error, "loc": (where, *prefix, *error["loc"])} for error in exc.errors(include_url=False)]
 
 
-__all__ = ["Body", "Flag", "components", "operation", "path_parameter"]
+__all__ = ["Body", "Flag", "check_media_type", "components", "operation", "path_parameter"]

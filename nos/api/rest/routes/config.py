@@ -10,7 +10,7 @@ parts use ``|`` (``Vlan100|Ethernet0``, URL-encoded as ``%7C`` if need be); a ke
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -22,8 +22,8 @@ from nos.api.rest import models, write_params
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
 from nos.api.rest.responses import json_response
-from nos.api.rest.write_params import Body, Flag
-from nos.config.transaction import JsonPatch, PatchError, TxResult, commit, normalise
+from nos.api.rest.write_params import Body, Flag, check_media_type
+from nos.config.transaction import JsonPatch, PatchError, Rows, TxResult, commit, normalise
 from nos.db import Table
 from nos.db.configdb import Config, Row, raw_to_typed
 
@@ -36,7 +36,6 @@ DRY_RUN = Flag("dry_run", "plan only: answer with the JSON Patch, change nothing
 ROW_BODY = Body(models.RowIn, JSON, "Row")
 PATCH_BODY = Body(list[models.PatchOperation], JSON_PATCH, "Operations")
 Build = Callable[[Config], Config]
-Rows = Mapping[str, set[str] | None]
 INLINE_ROWS = 16  # a write naming at most this many rows runs on the event loop (see ``write``)
 ROUTER: dict[str, Any] = {"prefix": "/api/v1/config", "tags": ["config"], "responses": ERROR_RESPONSES}
 
@@ -45,10 +44,7 @@ def content_type(*allowed: str) -> Callable[[Request], Awaitable[None]]:
     """A dependency refusing a body of another media type with 415."""
 
     async def check(request: Request) -> None:  # async: a plain def dependency would cost a threadpool hop
-        given = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-        if given not in allowed:
-            raise ApiError(415, f"Content-Type '{given or '(none)'}' is not accepted here: use {' or '.join(allowed)}",
-                           error_type="protocol")
+        check_media_type(request, allowed)
 
     return check
 
@@ -64,6 +60,14 @@ def check_table(table: str) -> None:
 def check_key(table: str, key: str) -> None:
     if not key:
         raise ApiError(400, f"{table}: the row key is empty", path=f"/{escape(table)}/")
+
+
+def row_target(request: Request) -> tuple[str, str]:
+    """The checked ``{table}`` and ``{key}`` of a row route's path."""
+    table, key = request.path_params["table"], request.path_params["key"]
+    check_table(table)
+    check_key(table, key)
+    return table, key
 
 
 def row_in(table: str, key: str, row: models.RowIn) -> Row:
@@ -240,23 +244,17 @@ def write_router(ctx: ApiContext) -> APIRouter:
     api = APIRouter(**ROUTER)
     row_extra = write_params.operation(("table", "key"), (DRY_RUN,), ROW_BODY)
 
-    def target(request: Request) -> tuple[str, str]:
-        table, key = request.path_params["table"], request.path_params["key"]
-        check_table(table)
-        check_key(table, key)
-        return table, key
-
     @api.put("/{table}/{key:path}", response_model=models.WriteResult, openapi_extra=row_extra)
     async def put(request: Request) -> Any:
         """Create or replace a row (fields it lacks are removed)."""
-        table, key = target(request)
+        table, key = row_target(request)
         row = row_in(table, key, await ROW_BODY.read(request))
         return await write(ctx, put_row(table, key, row), DRY_RUN.read(request), {table: {key}})
 
     @api.post("/{table}/{key:path}", response_model=models.WriteResult, status_code=201, openapi_extra=row_extra)
     async def post(request: Request) -> Any:
         """Create a row; 409 (resource-denied) if it exists."""
-        table, key = target(request)
+        table, key = row_target(request)
         row = row_in(table, key, await ROW_BODY.read(request))
         return await write(ctx, post_row(table, key, row), DRY_RUN.read(request), {table: {key}}, status=201)
 
@@ -264,7 +262,7 @@ def write_router(ctx: ApiContext) -> APIRouter:
                 openapi_extra=write_params.operation(("table", "key"), (DRY_RUN,)))
     async def delete(request: Request) -> Any:
         """Delete a row."""
-        table, key = target(request)
+        table, key = row_target(request)
         return await write(ctx, delete_row(table, key), DRY_RUN.read(request), {table: {key}})
 
     @api.delete("/{table}", response_model=models.WriteResult,
@@ -309,9 +307,7 @@ def patch_router(ctx: ApiContext) -> APIRouter:
                openapi_extra=write_params.operation(("table", "key"), (DRY_RUN,), PATCH_BODY))
     async def patch_row(request: Request) -> Any:
         """A JSON Patch with paths relative to the row (``/mtu``)."""
-        table, key = request.path_params["table"], request.path_params["key"]
-        check_table(table)
-        check_key(table, key)
+        table, key = row_target(request)
         return await patched(request, row_path(table, key))
 
     return api
