@@ -1,4 +1,5 @@
-"""Wiring of orchagent: the switch first, then every orch, then syncd's notifications.
+"""Wiring of orchagent: the switch first, then every orch, then syncd's notifications; APPLY_VIEW once
+the replay of what the databases hold has settled (a restarted orchagent rebuilt its view by then).
 
 Every module of ``orchagent.orchs`` that exports ``ORCH`` (a class taking ``OrchDeps``) is an orch;
 they are built in ``PRIORITY`` order (lower first, default 100). Orchs do not construct each other:
@@ -20,7 +21,7 @@ from nos.schema.dbconfig import ASIC_DB
 from nos.schema.tables import ASIC_NOTIFICATIONS_CHANNEL
 from orchagent.core.deps import OrchDeps
 from orchagent.core.orch import wire
-from orchagent.orchs.switch import init_switch
+from orchagent.orchs.switch import apply_view, init_switch
 from orchagent.sairedis import SaiRedis
 
 NAME = "orchagent"
@@ -51,4 +52,6 @@ def build(dbs: Databases, runner: Runner) -> list[Any]:
             orch.on_notifications(batch)
 
     runner.add_selectable(notes, dispatch)
+    runner.when_settled(lambda: apply_view(sai))  # after the replay of what APPL_DB and CONFIG_DB hold
+    sai.on_wait = lambda seconds: runner.heartbeat_now(f"waiting {seconds:.0f}s for syncd")
     return orchs

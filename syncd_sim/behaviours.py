@@ -9,7 +9,7 @@ scheduler tree of one root group with one leaf group per queue (the queue's pare
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nos.sai import status as st
 from nos.sai.types import ObjectType as T
@@ -34,12 +34,60 @@ class Defaults:
     default_bridge: str = ""
 
 
+# A port's sub-objects: the attribute naming their port, and the attributes the ASIC itself sets on them.
+OWNED: dict[T, tuple[str, frozenset[str]]] = {
+    T.QUEUE: ("SAI_QUEUE_ATTR_PORT", frozenset({"SAI_QUEUE_ATTR_TYPE", "SAI_QUEUE_ATTR_INDEX", "SAI_QUEUE_ATTR_PORT",
+                                                "SAI_QUEUE_ATTR_PARENT_SCHEDULER_NODE"})),
+    T.INGRESS_PRIORITY_GROUP: ("SAI_INGRESS_PRIORITY_GROUP_ATTR_PORT", frozenset({
+        "SAI_INGRESS_PRIORITY_GROUP_ATTR_PORT", "SAI_INGRESS_PRIORITY_GROUP_ATTR_INDEX"})),
+    T.SCHEDULER_GROUP: ("SAI_SCHEDULER_GROUP_ATTR_PORT_ID", frozenset({
+        "SAI_SCHEDULER_GROUP_ATTR_PORT_ID", "SAI_SCHEDULER_GROUP_ATTR_LEVEL", "SAI_SCHEDULER_GROUP_ATTR_MAX_CHILDS",
+        "SAI_SCHEDULER_GROUP_ATTR_PARENT_NODE"})),
+}
+LANES = "SAI_PORT_ATTR_HW_LANE_LIST"
+
+
+@dataclass
+class Inherited:
+    """What a temporary view (INIT_VIEW on a running ASIC) takes over from the current one: the built-in
+    objects as they are, and each port's queues, priority groups and scheduler groups (as the ASIC made
+    them, without what clients set on them), given to the new view's port on the same lanes."""
+
+    defaults: Defaults
+    builtins: list[SaiObject]
+    children: dict[str, tuple[str, list[SaiObject]]]  # lanes -> (the port's id, its sub-objects)
+
+    @classmethod
+    def of(cls, store: ObjectStore, defaults: Defaults) -> Inherited:
+        builtins = [SaiObject(o.object_type, o.object_id, dict(o.attrs), builtin=True)
+                    for o in store.objects.values() if o.builtin and o.object_type is not T.SWITCH]
+        children = {}
+        for port in store.of_type(T.PORT).values():
+            if not port.builtin and LANES in port.attrs:
+                children[port.attrs[LANES]] = (port.object_id, store.owned_by(port.object_id))
+        return cls(defaults, builtins, children)
+
+    def take_children(self, port: SaiObject) -> list[SaiObject] | None:
+        """The sub-objects of the current port on ``port``'s lanes, now ``port``'s (once per lanes)."""
+        found = self.children.pop(port.attrs.get(LANES, ""), None)
+        if found is None:
+            return None
+        old, subs = found
+        out = []
+        for sub in subs:
+            internal = OWNED[sub.object_type][1] if sub.object_type in OWNED else frozenset(sub.attrs)
+            attrs = {k: (port.object_id if v == old else v) for k, v in sub.attrs.items() if k in internal}
+            out.append(SaiObject(sub.object_type, sub.object_id, attrs, owner=port.object_id))
+        return out
+
+
 @dataclass
 class AsicBehaviour(Hooks):
     platform: Platform
     defaults: Defaults = field(default_factory=Defaults)
     oper: dict[str, str] = field(default_factory=dict)          # port oid -> oper status
     oper_changes: list[tuple[str, str]] = field(default_factory=list)  # (port oid, status) to notify
+    inherited: Inherited | None = None  # set in a temporary view: the ASIC's own objects keep their ids
 
     # -- create ----------------------------------------------------------------------------------
     def check_create(self, store: ObjectStore, obj: SaiObject) -> Outcome | None:
@@ -76,10 +124,15 @@ class AsicBehaviour(Hooks):
             return self._switch_builtins(store, obj)
         if obj.object_type is T.PORT:
             self._set_oper(obj.object_id, obj.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true", initial=True)
-            return self._port_children(store, obj.object_id)
+            inherited = self.inherited.take_children(obj) if self.inherited is not None else None
+            return inherited if inherited is not None else self._port_children(store, obj.object_id)
         return []
 
     def _switch_builtins(self, store: ObjectStore, switch: SaiObject) -> list[SaiObject]:
+        if self.inherited is not None:
+            self.defaults = replace(self.inherited.defaults, switch=switch.object_id)
+            return [SaiObject(o.object_type, o.object_id, dict(o.attrs), builtin=True)
+                    for o in self.inherited.builtins]
         cpu, vr, vlan, bridge = (store.alloc(t, 1)[0] for t in (T.PORT, T.VIRTUAL_ROUTER, T.VLAN, T.BRIDGE))
         self.defaults = Defaults(switch.object_id, cpu, vr, vlan, bridge)
         return [

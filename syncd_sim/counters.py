@@ -101,6 +101,13 @@ end
 return 0
 """
 
+RENAME_HASH = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+    redis.call('RENAME', KEYS[1], KEYS[2])
+end
+return 0
+"""
+
 
 def counted_objects(store: ObjectStore) -> dict[T, list[str]]:
     """The objects that have counters: the store's objects of each kind with a stat table, except
@@ -166,6 +173,7 @@ class CounterWriter:
         self.dirty = True  # the store's objects may have changed: resync the stat tables' rows
         self._raise_wm = self.counters.script("syncd_raise_watermarks", wm.RAISE_WATERMARKS)
         self._write_hashes = self.counters.script("syncd_write_counters", WRITE_HASHES)
+        self._rename_hash = self.counters.script("syncd_rename_counters", RENAME_HASH)
         self._rejected: set[str] = set()
         self.set_requests: NotificationConsumer | None = None
         self.clear_requests: NotificationConsumer | None = None
@@ -199,6 +207,20 @@ class CounterWriter:
     def objects_changed(self) -> None:
         """The shell applied ASIC_STATE changes: objects may have come or gone."""
         self.dirty = True
+
+    def rename(self, renamed: dict[str, str]) -> None:
+        """Objects that took new ids (an APPLY_VIEW) keep their counters: their rows, and their COUNTERS
+        and watermark hashes renamed in COUNTERS_DB (what was published stays published)."""
+        moved = [(old, new) for old, new in renamed.items()
+                 if any(table.rename(old, new) for table in self.stats.tables.values())]
+        if not moved:
+            return
+        pipe = self.counters.client.pipeline(transaction=False)
+        for old, new in moved:
+            for table in (COUNTERS_TABLE, *wm.WATERMARK_TABLES):
+                self._rename_hash(keys=[f"{table}:{old}", f"{table}:{new}"], client=pipe)
+        pipe.execute()
+        log.info("syncd.counters.renamed objects=%d", len(moved))
 
     def resync_now(self) -> None:
         """Make the stat rows follow the store now (before counting into objects created a moment ago)."""

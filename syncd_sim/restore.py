@@ -16,21 +16,10 @@ from nos.sai.keys import split_object_key
 from nos.sai.meta import object_meta
 from nos.sai.types import ENTRY_TYPES
 from nos.sai.types import ObjectType as T
-from syncd_sim.behaviours import DOWN, UP, AsicBehaviour, Defaults
+from syncd_sim.behaviours import DOWN, OWNED, UP, AsicBehaviour, Defaults
 from syncd_sim.objects import ObjectStore, SaiObject
 
 log = logging.getLogger(__name__)
-
-# Sub-objects: the attribute naming their port, and the attributes the ASIC itself set on them.
-OWNED: dict[T, tuple[str, frozenset[str]]] = {
-    T.QUEUE: ("SAI_QUEUE_ATTR_PORT", frozenset({"SAI_QUEUE_ATTR_TYPE", "SAI_QUEUE_ATTR_INDEX", "SAI_QUEUE_ATTR_PORT",
-                                                "SAI_QUEUE_ATTR_PARENT_SCHEDULER_NODE"})),
-    T.INGRESS_PRIORITY_GROUP: ("SAI_INGRESS_PRIORITY_GROUP_ATTR_PORT", frozenset({
-        "SAI_INGRESS_PRIORITY_GROUP_ATTR_PORT", "SAI_INGRESS_PRIORITY_GROUP_ATTR_INDEX"})),
-    T.SCHEDULER_GROUP: ("SAI_SCHEDULER_GROUP_ATTR_PORT_ID", frozenset({
-        "SAI_SCHEDULER_GROUP_ATTR_PORT_ID", "SAI_SCHEDULER_GROUP_ATTR_LEVEL", "SAI_SCHEDULER_GROUP_ATTR_MAX_CHILDS",
-        "SAI_SCHEDULER_GROUP_ATTR_PARENT_NODE"})),
-}
 
 
 def restore(store: ObjectStore, behaviour: AsicBehaviour, rows: Mapping[str, Mapping[str, str]],

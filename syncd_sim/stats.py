@@ -148,6 +148,14 @@ class StatTable:
     def row_of(self, oid: str) -> int | None:
         return self.rows.get(oid)
 
+    def rename(self, old: str, new: str) -> bool:
+        """The object now has id ``new`` and keeps its row (its counts); False when ``old`` has none."""
+        row = self.rows.pop(old, None)
+        if row is None:
+            return False
+        self.rows[new] = row
+        return True
+
     # values -------------------------------------------------------------------------------------
     def get(self, oid: str, stat: str) -> int:
         """Raises KeyError for an unknown object or stat."""

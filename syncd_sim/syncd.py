@@ -4,6 +4,19 @@
 It also stands in for the kernel and the netlink half of portsyncd: creating a port's NETDEV host
 interface makes the netdev appear in STATE_DB ``PORT_TABLE|<name>`` (state ok), and the host
 interface's oper status is its ``netdev_oper_status``.
+
+Restarts (STYLE.md 10):
+* A batch is done whole or not at all: the pop copies it into an in-flight list and one script writes its
+  ASIC_STATE changes, its answers and the end of that list (``syncd_sim.persist``). A restarted syncd_sim
+  rebuilds its store from ASIC_STATE (``syncd_sim.restore``), does the unfinished batch again, and says
+  again what the kernel and the ports' link state are (netdevs in STATE_DB, ``port_state_change``).
+* Every answer carries the number of its request in the client's session (``nos.sai.session``), kept in
+  ``NOS_SYNCD_STATE`` with each batch, so a restarted syncd_sim goes on numbering where it stopped.
+* INIT_VIEW on a running ASIC (a restarted orchagent) starts a temporary view: the requests build it
+  while the current view goes on forwarding (and learning); APPLY_VIEW makes it the ASIC's, keeping
+  what both views have (``syncd_sim.view``) and writing only the difference to ASIC_STATE. A syncd_sim
+  restarted during a temporary view has lost it, and answers that session's requests ``lost`` (the
+  client starts over). INIT_VIEW on an empty ASIC (a cold boot) needs no temporary view.
 """
 
 from __future__ import annotations
@@ -18,9 +31,11 @@ from nos.daemon.runner import Runner
 from nos.db import NotificationProducer, Table
 from nos.db.connector import Databases
 from nos.db.keyops import FieldValues
-from nos.db.queue_table import ConsumerTable, ProducerTable, QueuedOp
+from nos.db.producer_state import channel_name
+from nos.db.queue_table import ConsumerTable, QueuedOp, queue_name
 from nos.sai import status as st
 from nos.sai.keys import ASIC_STATE_PREFIX, split_object_key
+from nos.sai.session import LOST, SESSION_ATTR, tag
 from nos.sai.types import ObjectType as T
 from nos.sai.types import make_oid
 from nos.schema.dbconfig import ASIC_DB, CONFIG_DB, STATE_DB
@@ -31,12 +46,14 @@ from nos.schema.tables import (
     CFG_DEVICE_METADATA_TABLE_NAME,
     STATE_PORT_TABLE_NAME,
 )
-from syncd_sim.behaviours import AsicBehaviour
+from syncd_sim import view as views
+from syncd_sim.behaviours import AsicBehaviour, Inherited
 from syncd_sim.counters import CounterWriter
 from syncd_sim.fastpath_shell import FastPathShell
 from syncd_sim.objects import Change, ObjectStore, Outcome
+from syncd_sim.persist import COMMIT, commit_calls
 from syncd_sim.platform import load_platform
-from syncd_sim.protocol import BULK_OPS, INIT_VIEW, NOTIFY_SYNCD_ATTR, Request, decode, split_bulk_attrs
+from syncd_sim.protocol import APPLY_VIEW, BULK_OPS, INIT_VIEW, NOTIFY_SYNCD_ATTR, Request, decode, split_bulk_attrs
 from syncd_sim.restore import restore
 
 log = logging.getLogger(__name__)
@@ -45,24 +62,12 @@ CONSUMES = ((ASIC_DB, ASIC_STATE_TABLE), (CONFIG_DB, CFG_DEVICE_METADATA_TABLE_N
 PRODUCES = ((ASIC_DB, ASIC_STATE_TABLE), (ASIC_DB, ASIC_GETRESPONSE_TABLE), (ASIC_DB, ASIC_NOTIFICATIONS_CHANNEL),
             (ASIC_DB, "VIDCOUNTER"), (STATE_DB, STATE_PORT_TABLE_NAME))
 VIDCOUNTER = "VIDCOUNTER"
-STATE_HASH = "NOS_SYNCD_STATE"  # ours: ids of the built-in objects, to rebuild after a restart
+STATE_HASH = "NOS_SYNCD_STATE"  # ours: ids of the built-in objects, the client's session, the view in progress
+INFLIGHT = "NOS_SYNCD_INFLIGHT"  # ours: the batch being worked on (found again after a kill)
 FREEZE_EVERY = 4096  # objects added between gc.freeze() calls
 COUNTS_HASH = "NOS_SYNCD_OBJECT_COUNTS"  # ours: objects per type, cheap to poll (benchmarks, readiness)
-# One batch's ASIC_STATE writes in one call (ARGV: key, n, n field/value pairs ...; n = 0 deletes the key):
-# far cheaper for 100k-route batches than one pipelined command per object.
-WRITE_CHANGES = """
-local i = 1
-while i <= #ARGV do
-    local n = tonumber(ARGV[i + 1])
-    if n == 0 then
-        redis.call('DEL', ARGV[i])
-    else
-        redis.call('HSET', ARGV[i], unpack(ARGV, i + 2, i + 1 + 2 * n))
-    end
-    i = i + 2 + 2 * n
-end
-return 0
-"""
+TEMP = "temp"  # NOS_SYNCD_STATE view: a temporary view was being built
+BUILTINS = ("switch", "cpu_port", "default_vr", "default_vlan", "default_bridge")  # NOS_SYNCD_STATE fields
 
 
 @dataclass
@@ -72,38 +77,87 @@ class Batch:
     changes: list[Change] = field(default_factory=list)
     responses: list[tuple[str, str, FieldValues]] = field(default_factory=list)
     netdevs: list[tuple[str, dict[str, str] | None]] = field(default_factory=list)
+    state: dict[str, str] = field(default_factory=dict)  # NOS_SYNCD_STATE fields to write with it
+
+
+@dataclass
+class View:
+    """An object store with its behaviour and the netdevs of its host interfaces."""
+
+    store: ObjectStore
+    behaviour: AsicBehaviour
+    hostif_names: dict[str, str] = field(default_factory=dict)
+    persisted: bool = True  # the ASIC's view; a temporary one is not written to ASIC_STATE
 
 
 class Syncd:
     def __init__(self, dbs: Databases) -> None:
         self.dbs = dbs
         self.asic = dbs[ASIC_DB]
-        self.requests = ConsumerTable(self.asic, ASIC_STATE_TABLE, pop_batch_size=256)
-        self.responses = ProducerTable(self.asic, ASIC_GETRESPONSE_TABLE)
+        self.requests = ConsumerTable(self.asic, ASIC_STATE_TABLE, pop_batch_size=256, inflight=INFLIGHT)
+        self._answer_keys = [INFLIGHT, queue_name(ASIC_GETRESPONSE_TABLE),
+                             channel_name(ASIC_GETRESPONSE_TABLE, self.asic.id)]
         self.notifications = NotificationProducer(self.asic, ASIC_NOTIFICATIONS_CHANNEL)
         self.state_ports = Table(dbs[STATE_DB], STATE_PORT_TABLE_NAME)
-        self.hostif_names: dict[str, str] = {}
-        self.behaviour = AsicBehaviour(load_platform(self._hwsku()))
-        self.store = ObjectStore(self.alloc, self.behaviour)
-        self.counters = CounterWriter(dbs, lambda: self.store)  # COUNTERS_DB, polled on the runner's timer
-        self.fastpath = FastPathShell(dbs, lambda: self.store, self.counters,  # compiled tables, traces, traffic
+        self.platform = load_platform(self._hwsku())
+        self.live = self._new_view()
+        self.temp: View | None = None
+        self.session = ""
+        self.seq = 0
+        self.lost = False  # the session's temporary view was lost in a restart
+        self.counters = CounterWriter(dbs, lambda: self.live.store)  # COUNTERS_DB, polled on the runner's timer
+        self.fastpath = FastPathShell(dbs, lambda: self.live.store, self.counters,  # compiled tables, traces, traffic
                                       self.asic_changed)
-        self._write = self.asic.script("syncd_write_changes", WRITE_CHANGES)
+        self._commit = self.asic.script("syncd_commit", COMMIT)
         self._frozen = 0  # objects in the store when the heap was last frozen (see on_ready)
         self._restore()
+        self._run(self.requests.recover())  # the batch a killed predecessor had not finished
+
+    def _new_view(self, inherited: Inherited | None = None) -> View:
+        behaviour = AsicBehaviour(self.platform, inherited=inherited)
+        return View(ObjectStore(self.alloc, behaviour), behaviour, persisted=inherited is None)
+
+    # the ASIC's view, by the names the rest of the daemon (and tests) know it by
+    @property
+    def store(self) -> ObjectStore:
+        return self.live.store
+
+    @property
+    def behaviour(self) -> AsicBehaviour:
+        return self.live.behaviour
+
+    @property
+    def hostif_names(self) -> dict[str, str]:
+        return self.live.hostif_names
+
+    @property
+    def view(self) -> View:
+        """Where requests apply: the temporary view while one is built, else the ASIC's."""
+        return self.temp if self.temp is not None else self.live
 
     def _restore(self) -> None:
-        """A restarted syncd: rebuild the store from ASIC_STATE (nothing there on a fresh switch)."""
-        builtins: dict[str, str] = self.asic.client.hgetall(STATE_HASH)  # type: ignore[assignment]
-        if not builtins:
+        """A restarted syncd: rebuild the store from ASIC_STATE (nothing there on a fresh switch), say
+        again what the netdevs and the links are, and go on with the client's session."""
+        state: dict[str, str] = self.asic.client.hgetall(STATE_HASH)  # type: ignore[assignment]
+        self.session, self.seq = state.get("session", ""), int(state.get("seq", "0") or 0)
+        self.lost = state.get("view") == TEMP
+        if not state.get("switch"):
             return
         names = list(self.asic.client.scan_iter(ASIC_STATE_PREFIX + "*", count=1000))
         pipe = self.asic.client.pipeline(transaction=False)
         for name in names:
             pipe.hgetall(name)
         rows = {name[len(ASIC_STATE_PREFIX):]: fields for name, fields in zip(names, pipe.execute(), strict=True)}
-        self.hostif_names = restore(self.store, self.behaviour, rows, builtins)
-        log.info("syncd.restored objects=%d", len(self.store.objects))
+        builtins = {name: state[name] for name in BUILTINS if name in state}
+        self.live.hostif_names.update(restore(self.live.store, self.live.behaviour, rows, builtins))
+        for oid, name in self.live.hostif_names.items():
+            hostif = self.live.store.find(T.HOSTIF, oid)
+            up = hostif is not None and hostif.attrs.get("SAI_HOSTIF_ATTR_OPER_STATUS") == "true"
+            self.state_ports.set(name, {"state": "ok", "netdev_oper_status": "up" if up else "down"})
+        self.live.behaviour.oper_changes = sorted(self.live.behaviour.oper.items())
+        self._notify_oper_changes()
+        log.info("syncd.restored objects=%d session=%s seq=%d lost_view=%s", len(self.live.store.objects),
+                 self.session, self.seq, self.lost)
 
     def _hwsku(self) -> str | None:
         row = Table(self.dbs[CONFIG_DB], CFG_DEVICE_METADATA_TABLE_NAME).get("localhost") or {}
@@ -121,24 +175,35 @@ class Syncd:
 
     # -- the loop body ---------------------------------------------------------------------------
     def on_ready(self) -> None:
+        self._run(self.requests.pops())
+
+    def _run(self, queued: list[QueuedOp]) -> None:
+        if not queued:
+            return
         batch = Batch()
-        for queued in self.requests.pops():
-            batch.responses.append(self._answer(queued, batch))
+        for request in queued:
+            status, op, fvs = self._answer(request, batch)
+            self.seq += 1  # a session's own notify set it to -1: it is request 0
+            batch.responses.append((status, op, (*fvs, tag(self.session, LOST if self.lost else self.seq))))
+        batch.state.update(session=self.session, seq=str(self.seq))
         self._flush(batch)
         if batch.changes:
             self.counters.objects_changed()
             self.fastpath.changed()
-        if len(self.store.objects) - self._frozen >= FREEZE_EVERY:
+        if len(self.live.store.objects) - self._frozen >= FREEZE_EVERY:
             # The object store is long-lived and free of cycles: keep it out of every full cyclic-GC
             # pass (they took 100+ ms at 100k routes and stalled the request stream).
             gc.freeze()
-            self._frozen = len(self.store.objects)
+            self._frozen = len(self.live.store.objects)
 
     def _answer(self, queued: QueuedOp, batch: Batch) -> tuple[str, str, FieldValues]:
+        if queued.error:
+            log.warning("syncd.request.unreadable key=%s op=%s error=%s", queued.key[:120], queued.op, queued.error)
+            return (st.INVALID_PARAMETER, "getresponse", (("reason", queued.error),))
         try:
             request = decode(queued.key, queued.op, queued.fvs)
         except ValueError as exc:
-            log.warning("syncd.request.malformed key=%s op=%s error=%s", queued.key, queued.op, exc)
+            log.warning("syncd.request.malformed key=%s op=%s error=%s", queued.key[:120], queued.op, exc)
             return (st.INVALID_PARAMETER, "getresponse", (("reason", str(exc)),))
         handler: Handler | None = _HANDLERS.get(request.op)
         if handler is None:
@@ -150,7 +215,8 @@ class Syncd:
             log.warning("syncd.refused op=%s key=%s:%s status=%s reason=%s", request.op,
                         request.object_type.sai_name, request.object_id[:120], outcome.status, outcome.reason)
             return (outcome.status, "getresponse", (("reason", outcome.reason),))
-        batch.changes += outcome.changes
+        if self.view.persisted:
+            batch.changes += outcome.changes
         self._side_effects(request, batch)
         return (outcome.status, "getresponse", tuple(outcome.values.items()))
 
@@ -158,50 +224,43 @@ class Syncd:
         if request.object_type is T.HOSTIF:
             self._netdev(request, batch)
         elif request.object_type is T.PORT and request.op == "remove":
-            self.behaviour.forget_port(request.object_id)
+            self.view.behaviour.forget_port(request.object_id)
 
     def _netdev(self, request: Request, batch: Batch) -> None:
         """The simulated kernel: NETDEV host interfaces are the ports' netdevs in STATE_DB."""
         fields = dict(request.fvs)
+        names = self.view.hostif_names
         if request.op == "create" and fields.get("SAI_HOSTIF_ATTR_TYPE") == "SAI_HOSTIF_TYPE_NETDEV":
             name = fields.get("SAI_HOSTIF_ATTR_NAME", "")
-            self.hostif_names[request.object_id] = name
+            names[request.object_id] = name
             up = fields.get("SAI_HOSTIF_ATTR_OPER_STATUS") == "true"
             batch.netdevs.append((name, {"state": "ok", "netdev_oper_status": "up" if up else "down"}))
         elif request.op == "set" and "SAI_HOSTIF_ATTR_OPER_STATUS" in fields:
-            known = self.hostif_names.get(request.object_id)
+            known = names.get(request.object_id)
             if known:
-                name = known
                 up = fields["SAI_HOSTIF_ATTR_OPER_STATUS"] == "true"
-                batch.netdevs.append((name, {"netdev_oper_status": "up" if up else "down"}))
+                batch.netdevs.append((known, {"netdev_oper_status": "up" if up else "down"}))
         elif request.op == "remove":
-            gone = self.hostif_names.pop(request.object_id, "")
+            gone = names.pop(request.object_id, "")
             if gone:
                 batch.netdevs.append((gone, None))
 
     # -- persisting -------------------------------------------------------------------------------
     def _flush(self, batch: Batch) -> None:
-        if batch.changes:
-            args: list[str] = []
-            for change in batch.changes:
-                if change.fields is None:
-                    args += (change.key, "0")
-                else:
-                    args += (change.key, str(len(change.fields)))
-                    for item in change.fields.items():
-                        args += item
-            counts = {kind.sai_name: str(len(objs)) for kind, objs in self.store.by_type.items()}
-            args += (COUNTS_HASH, str(len(counts)))
-            for item in counts.items():
-                args += item
-            self._write(args=args)
+        changes = batch.changes
+        if changes or batch.state:
+            counts = {kind.sai_name: str(len(objs)) for kind, objs in self.live.store.by_type.items()}
+            changes = [*changes, Change(COUNTS_HASH, counts)] if changes else changes
+            if batch.state:
+                changes = [*changes, Change(STATE_HASH, batch.state)]
+        if changes or batch.responses:
+            for args in commit_calls(changes, batch.responses):
+                self._commit(keys=self._answer_keys, args=args)
         for name, fields in batch.netdevs:
             if fields is None:
                 self.state_ports.delete(name)
             else:
                 self.state_ports.set(name, fields)
-        if batch.responses:
-            self.responses.send(batch.responses)
         self._notify_oper_changes()
 
     def asic_changed(self, changes: list[Change], notes: list[tuple[str, str]]) -> None:
@@ -212,36 +271,52 @@ class Syncd:
             self.notifications.send(op, data)
 
     def _notify_oper_changes(self) -> None:
-        changes, self.behaviour.oper_changes = self.behaviour.oper_changes, []
-        for port, status in changes:
-            data = json.dumps([{"port_id": port, "port_state": status, "port_error_status": "0"}],
-                              separators=(",", ":"))
-            self.notifications.send("port_state_change", data)
+        views_ = [self.live] if self.temp is None else [self.live, self.temp]
+        for current in views_:
+            changes, current.behaviour.oper_changes = current.behaviour.oper_changes, []
+            for port, status in changes:
+                data = json.dumps([{"port_id": port, "port_state": status, "port_error_status": "0"}],
+                                  separators=(",", ":"))
+                self.notifications.send("port_state_change", data)
 
-    # -- restart ---------------------------------------------------------------------------------
-    def reset(self) -> None:
-        """INIT_VIEW on a cold start: forget every object (the client rebuilds its view)."""
-        names = [n for n in self.asic.client.keys(ASIC_STATE_PREFIX + "*")]
-        if names:
-            self.asic.client.delete(*names)
-        self.asic.client.delete(STATE_HASH, COUNTS_HASH)
-        for name in list(self.hostif_names.values()):
-            self.state_ports.delete(name)
-        self.hostif_names.clear()
-        self.behaviour = AsicBehaviour(load_platform(self._hwsku()))
-        self.store = ObjectStore(self.alloc, self.behaviour)
-        self.counters.objects_changed()
-        self.fastpath.changed()
+    # -- views -----------------------------------------------------------------------------------
+    def init_view(self, batch: Batch) -> None:
+        """INIT_VIEW: build a temporary view beside a running ASIC (none needed on an empty one)."""
+        self.temp = None
+        if not self.live.store.objects:
+            return
+        self.temp = self._new_view(Inherited.of(self.live.store, self.live.behaviour.defaults))
+        batch.state["view"] = TEMP
+        log.info("syncd.view.init objects=%d (the current view keeps forwarding)", len(self.live.store.objects))
 
+    def apply_view(self, batch: Batch) -> None:
+        """APPLY_VIEW: the temporary view becomes the ASIC's; ASIC_STATE gets only the difference."""
+        batch.state["view"] = ""
+        if self.temp is None:
+            return
+        old, new = self.live, self.temp
+        comparison = views.compare(old.store, new.store)
+        for entry in views.learnt_entries(old.store, new.store, comparison.matched):
+            new.store.create(entry.object_type, entry.object_id, list(entry.attrs.items()))
+        batch.changes += views.row_changes(views.rows(old.store), views.rows(new.store))
+        for name in set(old.hostif_names.values()) - set(new.hostif_names.values()):
+            batch.netdevs.append((name, None))
+        new.behaviour.inherited = None
+        new.persisted = True
+        self.live, self.temp = new, None
+        self.counters.rename(comparison.renamed)
+        kept = len(comparison.matched)
+        log.info("syncd.view.apply objects=%d kept=%d new=%d removed=%d writes=%d", len(new.store.objects), kept,
+                 len(new.store.objects) - kept, len(old.store.objects) - kept, len(batch.changes))
 
 # -- request handlers ------------------------------------------------------------------------------
 
 def _create(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
-    outcome = s.store.create(r.object_type, r.object_id, r.fvs)
+    outcome = s.view.store.create(r.object_type, r.object_id, r.fvs)
     if outcome.ok and r.object_type is T.SWITCH:
-        d = s.behaviour.defaults
-        s.asic.client.hset(STATE_HASH, mapping={"switch": d.switch, "cpu_port": d.cpu_port, "default_vr": d.default_vr,
-                                                "default_vlan": d.default_vlan, "default_bridge": d.default_bridge})
+        d = s.view.behaviour.defaults
+        b.state.update(switch=d.switch, cpu_port=d.cpu_port, default_vr=d.default_vr, default_vlan=d.default_vlan,
+                       default_bridge=d.default_bridge)
     return s._single(outcome, r, b)
 
 
@@ -249,15 +324,15 @@ def _set(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
     if len(r.fvs) != 1:
         return (st.INVALID_PARAMETER, "getresponse", (("reason", "set takes exactly one attribute"),))
     attr, value = r.fvs[0]
-    return s._single(s.store.set(r.object_type, r.object_id, attr, value), r, b)
+    return s._single(s.view.store.set(r.object_type, r.object_id, attr, value), r, b)
 
 
 def _remove(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
-    return s._single(s.store.remove(r.object_type, r.object_id), r, b)
+    return s._single(s.view.store.remove(r.object_type, r.object_id), r, b)
 
 
 def _get(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
-    return s._single(s.store.get(r.object_type, r.object_id, [name for name, _ in r.fvs]), r, b)
+    return s._single(s.view.store.get(r.object_type, r.object_id, [name for name, _ in r.fvs]), r, b)
 
 
 def _bulk(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
@@ -271,9 +346,10 @@ def _bulk(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
             statuses.append((st.INVALID_PARAMETER, str(exc)))
             continue
         if direct:
-            outcome = _STORE_OPS[op](s.store, r.object_type, object_id, attrs)
+            outcome = _STORE_OPS[op](s.view.store, r.object_type, object_id, attrs)
             if outcome.ok:
-                b.changes += outcome.changes
+                if s.view.persisted:
+                    b.changes += outcome.changes
             else:
                 log.warning("syncd.refused op=%s key=%s:%s status=%s reason=%s", r.op, r.object_type.sai_name,
                             object_id[:120], outcome.status, outcome.reason)
@@ -303,8 +379,14 @@ _NO_SIDE_EFFECTS = frozenset(T) - {T.SWITCH, T.HOSTIF, T.PORT}  # types _create/
 
 def _notify(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
     fields = dict(r.fvs)
-    if fields.get(NOTIFY_SYNCD_ATTR) == INIT_VIEW:
-        s.reset()
+    if SESSION_ATTR in fields:  # a client (re)starts: its answers are numbered from this one, 0
+        s.session, s.seq, s.lost = fields[SESSION_ATTR], -1, False
+        log.info("syncd.session.begin session=%s", s.session)
+    what = fields.get(NOTIFY_SYNCD_ATTR)
+    if what == INIT_VIEW:
+        s.init_view(b)
+    elif what == APPLY_VIEW:
+        s.apply_view(b)
     return (st.SUCCESS, "getresponse", ())
 
 

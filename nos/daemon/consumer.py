@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from nos.daemon.errors import DaemonFatal
 from nos.daemon.merge import PendingForKey, merge_into
 from nos.daemon.task import Result, TaskStatus
 from nos.db.keyops import KeyOpFieldsValues
@@ -87,17 +88,20 @@ class TableConsumer:
 
     # -- work -----------------------------------------------------------------------------------
     def drain(self) -> int:
-        """Pop one batch into the pending map and execute everything pending; returns tasks done."""
-        merge_into(self.pending, self.source.pops())
-        return self.execute()
+        """Pop one batch into the pending map and execute what it brought (the keys it touched); tasks
+        that waited before are re-driven by the runner, not by every pop: with 100,000 routes waiting
+        for their next hops, re-running all of them at each pop of 1,024 was quadratic."""
+        popped = self.source.pops()
+        merge_into(self.pending, popped)
+        return self.execute(dict.fromkeys(task.key for task in popped))
 
-    def execute(self) -> int:
-        """Run every pending task in order; returns how many completed (not NEED_RETRY)."""
+    def execute(self, keys: Iterable[str] | None = None) -> int:
+        """Run the pending tasks (of ``keys``, or all) in order; returns how many completed (not NEED_RETRY)."""
         self.soon = False
         if self.batch_handler is not None:
-            return self._execute_batched()
+            return self._execute_batched(keys)
         done = 0
-        for key in list(self.pending):
+        for key in list(self.pending) if keys is None else [k for k in keys if k in self.pending]:
             remaining = list(self.pending[key])
             while remaining:
                 result = self._run(remaining[0])
@@ -111,12 +115,12 @@ class TableConsumer:
                 del self.pending[key]
         return done
 
-    def _execute_batched(self) -> int:
-        """Rounds: the head task of every pending key not held by the handler, handed over together;
-        a key whose head is done, or whose held task the handler settled, offers a task next round."""
+    def _execute_batched(self, keys: Iterable[str] | None) -> int:
+        """Rounds: the head task of every pending key (of ``keys``) not held by the handler, handed over
+        together; a key whose head is done, or whose held task the handler settled, offers a task next round."""
         assert self.batch_handler is not None
         done = 0
-        ready = self._ready()
+        ready = self._ready(keys)
         while ready or self.held:
             heads = [self.pending[key][0] for key in ready]
             results = self._run_batch(heads)
@@ -141,15 +145,16 @@ class TableConsumer:
             self.soon = True  # the handler settles held tasks when it is called: keep calling it
         return done
 
-    def _ready(self) -> list[str]:
-        """The pending keys to hand in a first round: those whose task the handler does not hold."""
+    def _ready(self, keys: Iterable[str] | None) -> list[str]:
+        """The pending keys (of ``keys``) to hand in a first round: those whose task the handler does not hold."""
+        candidates = list(self.pending) if keys is None else [k for k in keys if k in self.pending]
         held = self.held
         if not held:
-            return list(self.pending)
+            return candidates
         if time.monotonic() - self._released_at >= HELD_PATIENCE_S:
             held.clear()  # the handler has settled none of what it holds for a while: hand it all again
             return list(self.pending)
-        return [key for key in self.pending if key not in held]
+        return [key for key in candidates if key not in held]
 
     def _retry(self, key: str, task: KeyOpFieldsValues, result: Result) -> None:
         """_account's retry branch, for a batch (a held task comes here once, others once a round)."""
@@ -182,6 +187,8 @@ class TableConsumer:
             if len(results) != len(tasks):
                 raise RuntimeError(f"batch handler gave {len(results)} results for {len(tasks)} tasks")
             return results
+        except DaemonFatal:
+            raise
         except Exception as exc:  # a program bug: report every task of the batch, once
             if self.strict:
                 raise
@@ -192,6 +199,8 @@ class TableConsumer:
     def _run(self, task: KeyOpFieldsValues) -> Result:
         try:
             result = self.handler(task)
+        except DaemonFatal:
+            raise
         except Exception as exc:  # a program bug: SONiC's catch-all, written once
             if self.strict:
                 raise

@@ -13,9 +13,10 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
+from nos.daemon.errors import DaemonFatal
 from nos.daemon.logs import setup_logging
 from nos.daemon.reporting import StateDbReporter
-from nos.daemon.runner import Runner
+from nos.daemon.runner import EXIT_FATAL, Runner
 from nos.db import Databases
 from nos.db.errors import DbError
 from nos.schema.dbconfig import STATE_DB
@@ -62,5 +63,8 @@ def daemon_main(name: str, build: Build, argv: Sequence[str] | None = None) -> i
     except DbError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
+    except DaemonFatal as exc:  # while building: e.g. syncd never answered the switch's creation
+        log.error("daemon.fatal name=%s error=%s (exiting: a restart reconciles)", name, exc)
+        return EXIT_FATAL
     finally:
         dbs.close()

@@ -3,6 +3,11 @@
 Every daemon (config managers, orchagent, syncd_sim) is a ``Runner`` with consumers and timers.
 After any task completes, pending work of every consumer is re-driven (a dependency may now be
 met); otherwise pending work is re-driven every ``retry_interval`` seconds.
+
+``when_settled`` callbacks run once, at the first loop turn that finds nothing to do: the replay of
+what the databases held when the daemon started is done by then (what is still pending waits for
+something that has not come). A daemon that never finds a quiet turn runs them after
+``SETTLE_PATIENCE_S``.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from nos.daemon.consumer import TableConsumer
+from nos.daemon.errors import DaemonFatal
 from nos.daemon.reporting import StateDbReporter
 from nos.daemon.timers import SignalWaker, Timer
 from nos.db import Select
@@ -23,6 +29,9 @@ log = logging.getLogger(__name__)
 
 EXIT_OK = 0
 EXIT_DB_GONE = 2
+EXIT_FATAL = 3
+SETTLE_PATIENCE_S = 60.0
+SETTLE_POLL_S = 0.05  # how long a turn waits while a settled callback is due (rather than the next timer)
 
 
 @dataclass
@@ -40,6 +49,8 @@ class Runner:
     _select: Select = field(default_factory=Select)
     _stopping: bool = False
     _last_redrive: float = 0.0
+    _on_settled: list[Callable[[], None]] = field(default_factory=list)
+    _started: float = 0.0
 
     def add_consumer(self, consumer: TableConsumer) -> TableConsumer:
         consumer.strict = self.strict
@@ -67,6 +78,10 @@ class Runner:
     def stop(self) -> None:
         self._stopping = True
 
+    def when_settled(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the daemon has caught up with what it found at start (see above)."""
+        self._on_settled.append(callback)
+
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> int:
         waker = SignalWaker()
@@ -76,12 +91,16 @@ class Runner:
             self.add_timer("heartbeat", self.heartbeat_interval, self._heartbeat)
             self._heartbeat()
         log.info("daemon.start name=%s consumers=%d", self.name, len(self.consumers))
+        self._started = time.monotonic()
         try:
             while not self._stopping and not waker.received:
                 self.step()
         except DbConnectionError as exc:
             log.error("daemon.db_gone name=%s error=%s", self.name, exc)
             return EXIT_DB_GONE
+        except DaemonFatal as exc:
+            log.error("daemon.fatal name=%s error=%s (exiting: a restart reconciles)", self.name, exc)
+            return EXIT_FATAL
         finally:
             self._select.remove(waker)
             waker.close()
@@ -98,12 +117,11 @@ class Runner:
         wait = self._wait_time(time.monotonic())
         if max_wait is not None:
             wait = min(wait, max_wait)
-        done = 0
-        for item in self._select.select(wait):
-            if isinstance(item, TableConsumer):
-                done += item.drain()
-            else:
-                self._dispatch_other(item)
+        if self._on_settled:
+            wait = min(wait, SETTLE_POLL_S)
+            self._started = self._started or time.monotonic()
+        ready = self._select.select(wait)
+        done = self._work(ready)
         now = time.monotonic()
         for timer in self.timers:
             if now >= timer.next_due:
@@ -113,7 +131,22 @@ class Runner:
         if done or soon or now - self._last_redrive >= self.retry_interval:
             self._last_redrive = now
             done += self.redrive()
+        if self._on_settled and (self._quiet(ready, done, soon) or now - self._started >= SETTLE_PATIENCE_S):
+            callbacks, self._on_settled = self._on_settled, []
+            for callback in callbacks:
+                callback()
         return done
+
+    def _work(self, ready: list[Selectable]) -> int:
+        """Handle what is ready: notifications first (a port coming up unblocks what the tables hold)."""
+        for item in ready:
+            if not isinstance(item, TableConsumer):
+                self._dispatch_other(item)
+        return sum(item.drain() for item in ready if isinstance(item, TableConsumer))
+
+    def _quiet(self, ready: list[Selectable], done: int, soon: bool) -> bool:
+        """Nothing was ready, nothing completed, nothing is held or asked to come back at once."""
+        return not ready and not done and not soon and not any(c.held or c.has_work() for c in self.consumers)
 
     def _dispatch_other(self, item: Selectable) -> None:
         for other, on_ready in self._others:
@@ -137,10 +170,15 @@ class Runner:
             if not done:
                 return total
 
-    def _heartbeat(self) -> None:
+    def _heartbeat(self, status: str = "running") -> None:
         assert self.reporter is not None
         self.reporter.heartbeat(
-            "running",
+            status,
             pending=sum(c.pending_count for c in self.consumers),
             rejected=sum(c.stats.rejected for c in self.consumers),
         )
+
+    def heartbeat_now(self, status: str) -> None:
+        """A heartbeat from inside a long wait (the loop is not turning): ``status`` says what it waits for."""
+        if self.reporter is not None:
+            self._heartbeat(status)

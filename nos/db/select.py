@@ -51,11 +51,14 @@ class Select:
         """Selectables with work, waiting up to ``timeout`` seconds (None = forever) for some.
 
         Every read drains its subscription completely (parser buffer included), so a socket that
-        select() does not report readable has nothing buffered.
+        select() does not report readable has nothing buffered. When some already have work (a
+        backlog left by a bounded pop), the others' sockets are still looked at, without waiting: a
+        table with 100,000 routes queued must not keep a port's link notification unread.
         """
-        ready = [item for item in self._items if item.has_work()]
-        if ready or not self._items:
-            return ready
+        if not self._items:
+            return []
+        if any(item.has_work() for item in self._items):
+            timeout = 0
         fds = {item.fileno(): item for item in self._items}
         readable, _, _ = _select.select(list(fds), [], [], timeout)
         for fd in readable:

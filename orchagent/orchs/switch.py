@@ -4,6 +4,8 @@ SwitchOrch for APPL_DB SWITCH_TABLE (hash seeds, FDB aging, ordered ECMP).
 
 from __future__ import annotations
 
+import logging
+
 from nos.daemon.task import Result
 from nos.db import Table
 from nos.db.connector import Databases
@@ -15,6 +17,8 @@ from nos.schema.dbconfig import APPL_DB, CONFIG_DB, STATE_DB
 from nos.schema.tables import APP_SWITCH_TABLE_NAME, CFG_DEVICE_METADATA_TABLE_NAME, STATE_SWITCH_CAPABILITY_TABLE_NAME
 from orchagent.core.deps import OrchDeps, SwitchContext
 from orchagent.sairedis import SaiError, SaiRedis
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAC = "02:00:00:00:00:01"
 INIT_VIEW = "SAI_REDIS_NOTIFY_SYNCD_INIT_VIEW"
@@ -32,9 +36,14 @@ SWITCH_FIELDS = {
 
 
 def init_switch(dbs: Databases, sai: SaiRedis) -> SwitchContext:
-    """Create the switch and read its built-in objects (cold start: syncd starts a fresh view)."""
+    """Open the session with syncd, start a view, create the switch and read its built-in objects.
+
+    INIT_VIEW: on a running ASIC (orchagent restarted) syncd builds what follows into a temporary view
+    while the current one keeps forwarding; ``apply_view`` ends it once orchagent has replayed what the
+    databases ask for (on an empty ASIC there is nothing to compare, and it is a no-op)."""
     meta = Table(dbs[CONFIG_DB], CFG_DEVICE_METADATA_TABLE_NAME).get("localhost") or {}
     mac = sai_mac(meta.get("mac", DEFAULT_MAC))
+    sai.begin()
     sai.notify_syncd(INIT_VIEW)
     created = sai.apply([SaiOp.create(T.SWITCH, sai.switch_id, ("SAI_SWITCH_ATTR_INIT_SWITCH", "true"),
                                       ("SAI_SWITCH_ATTR_SRC_MAC_ADDRESS", mac))])
@@ -50,7 +59,6 @@ def init_switch(dbs: Databases, sai: SaiRedis) -> SwitchContext:
                                    ("SAI_ROUTER_INTERFACE_ATTR_MTU", "9100"))])
     if not made.ok:
         raise SaiError(f"loopback router interface refused: {made.status} {made.reason}")
-    sai.notify_syncd(APPLY_VIEW)
     ctx = SwitchContext(
         switch_id=sai.switch_id, cpu_port=attrs["SAI_SWITCH_ATTR_CPU_PORT"], default_vr=vr,
         default_vlan=attrs["SAI_SWITCH_ATTR_DEFAULT_VLAN_ID"],
@@ -61,6 +69,12 @@ def init_switch(dbs: Databases, sai: SaiRedis) -> SwitchContext:
         "MAX_NEXTHOP_GROUP_COUNT": str(ctx.ecmp_groups), "ORDERED_ECMP_CAPABLE": "false",
     })
     return ctx
+
+
+def apply_view(sai: SaiRedis) -> None:
+    """APPLY_VIEW: the view orchagent rebuilt becomes the ASIC's (syncd keeps what did not change)."""
+    sai.notify_syncd(APPLY_VIEW)
+    log.info("orchagent.view.applied")
 
 
 class SwitchOrch:

@@ -25,11 +25,20 @@ class SyncdThread:
     """The simulated ASIC answering requests in the background (own DB connections)."""
 
     def __init__(self, url: str) -> None:
-        self.dbs = Databases(url)
+        self.url = url
+        self._start()
+
+    def _start(self) -> None:
+        self.dbs = Databases(self.url)
         self.syncd = Syncd(self.dbs)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.thread.start()
+
+    def restart(self) -> None:
+        """As if killed between two batches and started again (a new process: a new Syncd from the DB)."""
+        self.close()
+        self._start()
 
     def _loop(self) -> None:
         select = Select()
