@@ -21,7 +21,7 @@ from nos.schema.tables import CFG_ROCE_SAVED_TABLE_NAME, INTERNAL_PREFIX
 
 Build = Callable[[Config], Config]
 
-_KEPT_BY = {CFG_ROCE_SAVED_TABLE_NAME: "the RoCE intent keeps it (intents/roce, 'nos config roce')"}
+_KEPT_BY = {CFG_ROCE_SAVED_TABLE_NAME: "the RoCE intent keeps it: intents/roce, nos config roce"}
 
 
 class InternalTableWrite(Exception):
@@ -39,8 +39,8 @@ def is_internal(table: str) -> bool:
 def refusal(table: str) -> str:
     """Why a write of ``table`` is refused, and who does write it."""
     kept = _KEPT_BY.get(table, "the switch writes it itself")
-    return (f"table {table} is internal to the switch ({INTERNAL_PREFIX}* tables may be read, not written; "
-            f"{kept}); nothing applied")
+    return (f"table {table} is internal to the switch: {INTERNAL_PREFIX}* tables may be read but not written "
+            f"through the API ({kept}); nothing applied")
 
 
 def named_in_patch(operations: Sequence[Mapping[str, object]]) -> str | None:
@@ -60,8 +60,9 @@ def named_in_patch(operations: Sequence[Mapping[str, object]]) -> str | None:
 
 def changed_internal(before: Config, after: Config) -> str | None:
     """The first internal table (by name) whose rows differ between the two documents, if any."""
-    names = sorted({t for t in before if is_internal(t)} | {t for t in after if is_internal(t)})
-    for name in names:
+    prefix = INTERNAL_PREFIX
+    names = [name for name in before if name.startswith(prefix)] + [name for name in after if name.startswith(prefix)]
+    for name in sorted(set(names)) if names else ():
         old, new = before.get(name) or {}, after.get(name) or {}
         if old is not new and old != new:
             return name
@@ -70,9 +71,10 @@ def changed_internal(before: Config, after: Config) -> str | None:
 
 def guarded(build: Build, refuse: Callable[[str], Exception] = InternalTableWrite) -> Build:
     """``build`` that raises ``refuse(table)`` when its result changes an internal table."""
+    prefix = INTERNAL_PREFIX
 
     def checked(current: Config) -> Config:
-        before = {name: rows for name, rows in current.items() if is_internal(name)}
+        before = {name: rows for name, rows in current.items() if name.startswith(prefix)}
         target = build(current)
         table = changed_internal(before, target)
         if table is not None:
