@@ -1,7 +1,9 @@
 """``nos user add|del|list`` and ``nos token add|del|list``: who may use the REST and gNMI APIs.
 
 They edit ``<run dir>/credentials.json`` (``nos.api.auth``: hashes only, mode 0600) whether or not the
-switch is running; the servers re-read the file when it changes. A password comes from a prompt with
+switch is running; the servers re-read the file when it changes, and a server that has required
+credentials goes on requiring them when the last user or token is deleted (the command says so). A
+password comes from a prompt with
 confirmation, or from the first line of stdin with ``--password-stdin``; a token is printed once, when
 it is made. Listings show names and roles, never secrets.
 """
@@ -49,6 +51,12 @@ def _read_password(from_stdin: bool) -> str:
     return str(click.prompt("Password", hide_input=True, confirmation_prompt=True))
 
 
+def _warn_if_none_left(path: Path) -> None:
+    if _load(path).empty:
+        click.echo("Note: no user or token is left. REST and gNMI servers that already required credentials "
+                   "refuse every request until one is added (or the switch restarts, on loopback only).", err=True)
+
+
 @click.group()
 def user() -> None:
     """Manage the users of the REST and gNMI APIs (password login)."""
@@ -80,6 +88,7 @@ def del_user(name: str, run_dir: str | None) -> None:
     except auth.AuthError as exc:
         fail(str(exc), REFUSED)
     click.echo(f"User {name} removed.")
+    _warn_if_none_left(credentials_file(run_dir))
 
 
 @user.command("list")
@@ -120,6 +129,7 @@ def del_token(name: str, run_dir: str | None) -> None:
     except auth.AuthError as exc:
         fail(str(exc), REFUSED)
     click.echo(f"Token {name} removed.")
+    _warn_if_none_left(credentials_file(run_dir))
 
 
 @token.command("list")

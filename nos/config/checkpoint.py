@@ -36,7 +36,8 @@ def directory(run_dir: Path) -> Path:
     return run_dir / "checkpoints"
 
 
-def _path(run_dir: Path, name: str) -> Path:
+def path_of(run_dir: Path, name: str) -> Path:
+    """The file of checkpoint ``name``; raises CheckpointError for a name that is not allowed."""
     if not _NAME.fullmatch(name) or name.endswith(SUFFIX):
         raise CheckpointError(f"checkpoint name {name!r}: use letters, digits, '_', '.' and '-' "
                               "(at most 128, not starting with a symbol)")
@@ -45,7 +46,7 @@ def _path(run_dir: Path, name: str) -> Path:
 
 def create(cdb: ConfigDBConnector, run_dir: Path, name: str) -> Checkpoint:
     """Save the running configuration as checkpoint ``name`` (replacing one of that name)."""
-    path = _path(run_dir, name)
+    path = path_of(run_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     config, _generation = cdb.snapshot()
     write_config_file(path, config)
@@ -59,7 +60,7 @@ def list_all(run_dir: Path) -> list[Checkpoint]:
 
 
 def delete(run_dir: Path, name: str) -> None:
-    path = _path(run_dir, name)
+    path = path_of(run_dir, name)
     if not path.exists():
         raise CheckpointError(f"no checkpoint {name!r} (see list-checkpoints)")
     path.unlink()
@@ -67,7 +68,7 @@ def delete(run_dir: Path, name: str) -> None:
 
 def rollback(cdb: ConfigDBConnector, run_dir: Path, name: str, *, dry_run: bool = False) -> TxResult:
     """Make CONFIG_DB equal checkpoint ``name``; raises CheckpointError if there is no such checkpoint."""
-    path = _path(run_dir, name)
+    path = path_of(run_dir, name)
     if not path.exists():
         raise CheckpointError(f"no checkpoint {name!r} (see list-checkpoints)")
     try:
@@ -81,4 +82,4 @@ def _mtime(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
 
 
-__all__ = ["Checkpoint", "CheckpointError", "create", "delete", "directory", "list_all", "rollback"]
+__all__ = ["Checkpoint", "CheckpointError", "create", "delete", "directory", "list_all", "path_of", "rollback"]

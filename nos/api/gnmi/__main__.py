@@ -5,7 +5,9 @@
 address is printed (``gnmi.listening address=...``) and, with ``--run-dir``, written to
 ``<run dir>/gnmi.json`` (``{"pid", "host", "port", "address", "mode", "unix"}``), which is how
 ``nos up`` learns it. Exit status 2: the flags cannot be used (a non-loopback
-``--host`` without credentials, incomplete TLS files, a port in use); the message says which.
+``--host`` without credentials, an unusable credentials file, incomplete TLS files, a port in use);
+the message says which. A non-loopback ``--host`` makes credentials required for the server's life
+(``nos.api.auth``).
 
 Latency settings of this process (a server, not a library; tests and clients that import the package
 keep gRPC's and Python's defaults):
@@ -38,7 +40,7 @@ import threading
 from pathlib import Path
 from typing import NoReturn
 
-from nos.api.auth import Authenticator, AuthError, ListenerRefused
+from nos.api.auth import AuthError, ListenerRefused
 from nos.api.gnmi.server import BindError, GnmiServer, ServerOptions
 from nos.api.tls import TlsError, TlsFiles
 from nos.daemon.logs import setup_logging
@@ -73,12 +75,15 @@ def options_from(args: argparse.Namespace) -> ServerOptions:
         tls = TlsFiles.from_flags(args.tls_cert, args.tls_key, args.tls_ca)
     except TlsError as error:
         _refuse(str(error))
-    options = ServerOptions(args.redis, args.host, args.port, args.run_dir, args.auth_file, tls)
+    return ServerOptions(args.redis, args.host, args.port, args.run_dir, args.auth_file, tls)
+
+
+def server_of(options: ServerOptions) -> GnmiServer:
+    """The server, or SystemExit(2) when its listener or credentials file cannot be used."""
     try:
-        Authenticator(options.credentials).check_listener(args.host)
+        return GnmiServer(options)
     except (ListenerRefused, AuthError) as error:
         _refuse(str(error))
-    return options
 
 
 def _refuse(message: str) -> NoReturn:
@@ -90,19 +95,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     setup_logging(args.log_level)
     options = options_from(args)
+    server = server_of(options)
     if options.run_dir is not None:
         RunDir(options.run_dir).path.mkdir(parents=True, exist_ok=True)
     stop = threading.Event()  # handlers first: gnmi.json (written by start) tells a supervisor it may signal
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    server = GnmiServer(options)
     try:
         port = server.start()
     except BindError as error:
         server.stop(0)
         if not (args.port_fallback and options.port):
             _refuse(str(error))
-        server = GnmiServer(dataclasses.replace(options, port=0))
+        server = server_of(dataclasses.replace(options, port=0))
         port = server.start()
     server.service.cdb.warm()  # CONFIG_DB into the Set path's cache now, not on the first Set
     gc.collect()

@@ -40,10 +40,16 @@ class Unimplemented(GnmiError):
     code = "UNIMPLEMENTED"
 
 
+class PermissionDenied(GnmiError):
+    """Raised for a write of something no client may write (the switch's own ``NOS_*`` tables)."""
+
+    code = "PERMISSION_DENIED"
+
+
 class Unavailable(GnmiError):
     """Raised when the switch's database cannot be reached."""
 
     code = "UNAVAILABLE"
 
 
-__all__ = ["GnmiError", "InvalidArgument", "NotFound", "Unavailable", "Unimplemented"]
+__all__ = ["GnmiError", "InvalidArgument", "NotFound", "PermissionDenied", "Unavailable", "Unimplemented"]

@@ -2,23 +2,23 @@
 
 Credentials are gRPC metadata, as gNMI specifies (reference ecosystem.md 1.4): ``username`` and
 ``password`` on every call (a token may be given as the password of its name), or
-``authorization: Bearer <token>`` (pygnmi's ``token=``, gnmic's ``--token``). While the credentials
-file holds no user or token (a loopback-only lab), every caller is admin. Otherwise a call without
-valid credentials answers UNAUTHENTICATED, and a read-only principal calling Set PERMISSION_DENIED.
-Secrets are never logged or echoed.
+``authorization: Bearer <token>`` (pygnmi's ``token=``, gnmic's ``--token``). While credentials are
+not required (a loopback-only lab whose credentials file has never held a user or token), every caller
+is admin. Otherwise (``Authenticator.required``: a listener beyond loopback, or a credential seen at
+start or since; it never relaxes while the server runs, even when every credential is deleted) a call
+without valid credentials answers UNAUTHENTICATED, and a read-only principal calling Set
+PERMISSION_DENIED. A credentials file that cannot be used answers every call UNAVAILABLE (the reason
+is in the server log). Secrets are never logged or echoed.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterable
 from typing import Any
 
 import grpc
 
 from nos.api.auth import ANONYMOUS_ADMIN, Authenticator, AuthError, Principal
-
-log = logging.getLogger(__name__)
 
 WRITE_METHODS = ("/gnmi.gNMI/Set",)
 
@@ -49,8 +49,7 @@ class AuthInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
             return None
         try:
             principal = principal_of(self.auth, details.invocation_metadata or ())
-        except AuthError as error:
-            log.error("gnmi.auth.credentials_file_unusable error=%s", error)
+        except AuthError:  # logged by the Authenticator, once per problem
             return _refusal(handler, grpc.StatusCode.UNAVAILABLE,
                             "the server's credentials file cannot be used; see the server log")
         if principal is None:

@@ -65,8 +65,11 @@ class GnmiServer:
     """The server of one switch: start it, read ``port``, stop it."""
 
     def __init__(self, options: ServerOptions) -> None:
+        """Raises ListenerRefused (a host beyond loopback without credentials) or AuthError (an unusable
+        credentials file) before anything is opened."""
         self.options = options
         self.auth = Authenticator(options.credentials)
+        self.auth.check_listener(options.host)  # beyond loopback: credentials required for the server's life
         self.dbs = Databases(options.redis)
         self.feed = ChangeFeed(self.dbs)
         self.service = GnmiService(self.dbs, self.feed)

@@ -13,11 +13,14 @@ validates as a whole and applies atomically: everything or nothing (reference ec
 
 Writes take native paths (origin ``sonic-db``) into CONFIG_DB. The switch's daemons own the other
 databases, so Set on APPL_DB, STATE_DB, ... is refused (sonic-gnmi writes APPL_DB for DASH; this
-switch has no DASH). Several elements after the table are a row key when the value is an object
+switch has no DASH), and so is any write of the switch's own ``NOS_*`` tables (``nos.api.internal``),
+named or changed by a whole-DB replace or delete: PERMISSION_DENIED in the message, nothing applied.
+Several elements after the table are a row key when the value is an object
 (``/CONFIG_DB/localhost/VLAN_MEMBER/Vlan100/Ethernet0`` = row ``Vlan100|Ethernet0``), else the last
 one is the field. Tables without a model are kept, as ``config load`` keeps them; values are checked
 by the same whole-configuration validation. Failures raise :class:`SetFailed` (status ABORTED) naming
-the operation, its path, the specific code (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED) and the reason.
+the operation, its path, the specific code (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED,
+PERMISSION_DENIED) and the reason.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from nos.api import internal
 from nos.api.gnmi.encoding import decode
-from nos.api.gnmi.errors import GnmiError, InvalidArgument, Unimplemented
+from nos.api.gnmi.errors import GnmiError, InvalidArgument, PermissionDenied, Unimplemented
 from nos.api.gnmi.paths import Address, addresses, from_proto, has_wildcard
 from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
 from nos.config.files import parse_config
@@ -124,6 +128,8 @@ def _writable(address: Address) -> None:
         raise Unimplemented(f"{address.db} is written by the switch's daemons; Set writes CONFIG_DB only")
     if address.table is not None and has_wildcard(address.table):
         raise InvalidArgument("a table name cannot be a wildcard")
+    if address.table is not None and internal.is_internal(address.table):
+        raise PermissionDenied(internal.refusal(address.table).removesuffix("; nothing applied"))
 
 
 def _valued(draft: SetOp, address: Address, value: object) -> SetOp:
@@ -275,14 +281,23 @@ def run(cdb: ConfigDBConnector, ops: Sequence[SetOp]) -> TxResult | None:
     if not ops:
         return None
     rows = touched_rows(ops)
-    try:  # tables=(): the build copies only the rows the operations touch (a one-field Set copies one row)
-        return commit(cdb, lambda document: apply_ops(private_rows(document, rows), ops), tables=(), rows=rows)
+    # tables=(): the build copies only the rows the operations touch (a one-field Set copies one row); a
+    # root operation that would change a NOS_* table (replace or delete of the whole DB) is refused
+    build = internal.guarded(lambda document: apply_ops(private_rows(document, rows), ops),
+                             lambda table: _internal_refused(table, ops))
+    try:
+        return commit(cdb, build, tables=(), rows=rows)
     except ConfigValidationError as error:
         raise SetFailed(blame(error.errors, ops)) from None
     except ConfigConflict as error:
         raise SetFailed(f"{error}") from None
     except DbError as error:
         raise SetFailed(f"UNAVAILABLE: the switch's database is not answering: {error}; nothing applied") from None
+
+
+def _internal_refused(table: str, ops: Sequence[SetOp]) -> SetFailed:
+    op = next((op for op in ops if op.table is None), ops[0])
+    return fail(op, PermissionDenied(internal.refusal(table).removesuffix("; nothing applied")))
 
 
 def touched_rows(ops: Sequence[SetOp]) -> Rows | None:

@@ -1,5 +1,5 @@
-"""``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N] [--run-dir DIR] [--auth-file PATH]
-[--tls-cert F --tls-key F [--tls-ca F]]``: the REST server.
+"""``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N] [--run-dir DIR] [--config-dir DIR]
+[--auth-file PATH] [--tls-cert F --tls-key F [--tls-ca F]]``: the REST server.
 
 With ``--fd`` (from ``nos up``) it serves on an inherited, already-listening socket. That socket is
 wrapped with its real family (``socket.socket(fileno=)`` detects it): uvicorn's own ``fd=`` wraps it as
@@ -8,7 +8,10 @@ delayed ACKs would add up to 40 ms to a response written in two parts (head, the
 uvloop (which uvicorn uses when it is installed, with httptools) set TCP_NODELAY on every accepted TCP
 connection; this keeps it so.
 
-Before serving, a non-loopback address without credentials is refused (exit 2, the message says why).
+Before serving, a non-loopback address without credentials is refused (exit 2, the message says why);
+one with credentials requires them for the life of the process (``nos.api.auth``). ``--config-dir``
+is the only directory ``config-save`` and ``config-reload`` may name files in (default: the run
+directory; ``nos.api.rest.config_dir``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     where.add_argument("--port", type=int, default=8000)
     where.add_argument("--fd", type=int, help="serve on an already-bound listening socket (from nos up)")
     parser.add_argument("--run-dir", type=Path, help="where the saved config_db.json and checkpoints live")
+    parser.add_argument("--config-dir", type=Path,
+                        help="the only directory config-save and config-reload may name files in (default: --run-dir)")
     parser.add_argument("--auth-file", type=Path, help=f"credentials (default: <run dir>/{FILE_NAME})")
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nos-rest: {exc}", file=sys.stderr)
         return 2
     daemons = tuple(d for d in args.daemons.split(",") if d)
-    app = create_app(Databases(args.redis), daemons, run_dir=args.run_dir, auth=auth)
+    app = create_app(Databases(args.redis), daemons, run_dir=args.run_dir, auth=auth, config_dir=args.config_dir)
     app.state.ctx.cdb.warm()  # CONFIG_DB into the write path's cache now, not on the first write
     kwargs: dict[str, Any] = tls.uvicorn_kwargs() if tls else {}
     if sock is None:

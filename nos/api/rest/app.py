@@ -44,10 +44,11 @@ TELEMETRY_OFF: dict[str, Any] = (
 
 
 def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path | None = None,
-               auth: Authenticator | None = None) -> FastAPI:
+               auth: Authenticator | None = None, config_dir: Path | None = None) -> FastAPI:
     """The application for the switch whose databases are ``dbs``; ``daemons`` are the heartbeats the
-    status checks, ``run_dir`` holds the saved config and checkpoints, ``auth`` the credentials (None: open)."""
-    ctx = ApiContext(dbs, run_dir, daemons, auth)
+    status checks, ``run_dir`` holds the saved config and checkpoints, ``auth`` the credentials (None: open),
+    ``config_dir`` is where config-save and config-reload may name files (None: the run directory)."""
+    ctx = ApiContext(dbs, run_dir, daemons, auth, config_dir)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

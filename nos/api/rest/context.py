@@ -1,5 +1,6 @@
-"""What every route of one REST server shares: the switch's databases, the run directory, the job store
-and the lock that serialises this server's CONFIG_DB writes.
+"""What every route of one REST server shares: the switch's databases, the run directory, the directory
+operations may read and write files in (``files``, ``nos.api.rest.config_dir``), the job store and the
+lock that serialises this server's CONFIG_DB writes.
 
 Writes are serialised in-process (as sonic-mgmt-framework serialises commits) so that concurrent REST
 writes queue instead of rebuilding on each other's snapshots; writers in other processes (gNMI, CLI)
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nos.api.auth import Authenticator
+from nos.api.rest.config_dir import ConfigDir
 from nos.api.rest.jobs import JobStore
 from nos.db import ConfigDBConnector
 from nos.db.connector import Databases
@@ -27,12 +29,15 @@ class ApiContext:
     run_dir: Path | None = None
     daemons: tuple[str, ...] = ()
     auth: Authenticator | None = None
+    config_dir: Path | None = None  # where operations read and write files (None: the run directory)
     jobs: JobStore = field(default_factory=JobStore)
     write_lock: threading.Lock = field(default_factory=threading.Lock)
     on_close: list[Callable[[], None]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.cdb = ConfigDBConnector(self.dbs[CONFIG_DB], cached=True)  # snapshots kept current by keyspace events
+        directory = self.config_dir or self.run_dir
+        self.files = ConfigDir.of(directory, self.run_dir) if directory is not None else None
 
     @property
     def saved_config(self) -> Path | None:

@@ -171,12 +171,16 @@ class JobOut(BaseModel):
     errors: list[dict[str, str]] | None = Field(description="RESTCONF error entries when failed")
 
 
+CONFIG_FILE = ("a .json file in the server's configuration directory (--config-dir, default the run directory), "
+               "relative to it or absolute inside it")
+
+
 class SaveRequest(BaseModel):
-    path: str | None = Field(default=None, description="default: <run dir>/config_db.json")
+    path: str | None = Field(default=None, description=f"default: <run dir>/config_db.json; else {CONFIG_FILE}")
 
 
 class ReloadRequest(BaseModel):
-    path: str | None = Field(default=None, description="config_db.json to load; default: the saved one")
+    path: str | None = Field(default=None, description=f"default: the saved config_db.json; else {CONFIG_FILE}")
 
 
 class CheckpointRequest(BaseModel):

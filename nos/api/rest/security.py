@@ -2,8 +2,11 @@
 role a request needs (reads: any user; PUT/POST/PATCH/DELETE, operations included: admin).
 
 With no credentials configured the listener is loopback-only (checked at start-up) and every caller is
-the anonymous admin, the lab default. Secrets are never logged; a failed attempt logs the user name
-and the scheme only.
+the anonymous admin, the lab default. Once credentials are required (``Authenticator.required``: a
+listener beyond loopback, or a credential seen at start or since) they stay required while the server
+runs, even after every user and token is deleted. A credentials file that cannot be used answers
+every request 503 (the reason goes to the server log, not to the caller). Secrets are never logged;
+a failed attempt logs the user name and the scheme only.
 
 The check is ``Guard``, an ASGI middleware in front of the routes: every request but those for the
 ``PUBLIC`` paths (health and the API's own documentation) is checked once, before routing. A route
@@ -22,7 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from nos.api.auth import ANONYMOUS_ADMIN, Authenticator, AuthError, Principal
-from nos.api.rest.errors import ACCESS_DENIED, ApiError, known_failure, respond
+from nos.api.rest.errors import ACCESS_DENIED, OPERATION_FAILED, ApiError, entry, known_failure, respond
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +70,8 @@ async def _principal(auth: Authenticator, header: str | None) -> Principal:
     return found
 
 
+UNUSABLE = (503, [entry("protocol", OPERATION_FAILED,
+                         "the server's credentials file cannot be used; see the server log")])
 PUBLIC = frozenset({"/api/v1/health", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc"})
 
 
@@ -83,11 +88,12 @@ class Guard:
             return await self.app(scope, receive, send)
         try:
             principal = await self.caller(scope)
-        except (ApiError, AuthError) as exc:
+        except ApiError as exc:
             found = known_failure(exc)
             assert found is not None
-            headers = exc.headers if isinstance(exc, ApiError) else None
-            return await respond(*found, headers)(scope, receive, send)
+            return await respond(*found, exc.headers)(scope, receive, send)
+        except AuthError:  # logged by the Authenticator, once per problem
+            return await respond(*UNUSABLE)(scope, receive, send)
         scope.setdefault("state", {})["principal"] = principal
         await self.app(scope, receive, send)
 

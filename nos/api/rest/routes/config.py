@@ -5,6 +5,8 @@ and applied atomically, or nothing changes and the error names the table, key an
 answers with the row-level JSON Patch the write would apply, and changes nothing. Keys with several
 parts use ``|`` (``Vlan100|Ethernet0``, URL-encoded as ``%7C`` if need be); a key may contain ``/``
 (``Ethernet0|10.0.0.0/31``), in the URL as is or as ``%2F``. In a JSON Patch path it is ``~1``.
+The switch's own tables (``NOS_*``, ``nos.api.internal``) are read here like any other but never
+written: a write that names one, or would change one, is refused with 403 naming the table.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from nos.api import internal
 from nos.api.rest import models, write_params
 from nos.api.rest.context import ApiContext
-from nos.api.rest.errors import ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
+from nos.api.rest.errors import ACCESS_DENIED, ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
 from nos.api.rest.responses import json_response
 from nos.api.rest.write_params import Body, Flag, check_media_type
 from nos.config.transaction import JsonPatch, PatchError, Rows, TxResult, commit, normalise
@@ -52,9 +55,16 @@ def content_type(*allowed: str) -> Callable[[Request], Awaitable[None]]:
 # ---- pure helpers ---------------------------------------------------------------------------------
 
 def check_table(table: str) -> None:
+    """A table a write route names: a table name, and not one of the switch's own (``nos.api.internal``)."""
     if not TABLE_NAME.fullmatch(table):
         raise ApiError(400, f"table name '{table}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')",
                        path=f"/{escape(table)}")
+    if internal.is_internal(table):
+        raise internal_refused(table)
+
+
+def internal_refused(table: str) -> ApiError:
+    return ApiError(403, internal.refusal(table), path=row_path(table), tag=ACCESS_DENIED)
 
 
 def check_key(table: str, key: str) -> None:
@@ -179,7 +189,9 @@ async def write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None,
     well under a millisecond of work) runs on the event loop when the write lock is free, saving two
     thread hops; otherwise, or while a job or another write holds the lock, it waits for the lock in
     the threadpool, never on the loop. After the answer is sent, the server's CONFIG_DB cache reads
-    the events of this write (``catch_up``) while the client reads the answer, not in the next write."""
+    the events of this write (``catch_up``) while the client reads the answer, not in the next write.
+    A write that would change one of the switch's own tables (``NOS_*``) is refused (403) whole."""
+    build = internal.guarded(build, internal_refused)  # a raw write never changes a NOS_* table
     if small(rows) and ctx.write_lock.acquire(blocking=False):
         try:
             body = _write_locked(ctx, build, dry_run, rows)
@@ -285,6 +297,9 @@ def patch_router(ctx: ApiContext) -> APIRouter:
         if prefix is None:
             raw: list[dict[str, Any]] = operations  # type: ignore[assignment]  # validated: RFC 6902 JSON already
             check_patch_tables(raw)
+            named = internal.named_in_patch(raw)
+            if named is not None:
+                raise internal_refused(named)
         else:
             raw = rebase(operations, prefix)
         patch = JsonPatch.of(raw)

@@ -1,8 +1,10 @@
 """``/api/v1/operations/<name>`` (config-save, config-reload, checkpoint, rollback, delete-checkpoint) as
 jobs, ``/api/v1/jobs[/<id>]`` to follow them, ``/api/v1/checkpoints`` to list checkpoints.
 
-What can be checked at once is (a missing file or checkpoint: 404, a relative path: 400); the rest is
-reported by the job, which fails with the same RESTCONF error entries a synchronous write would give.
+What can be checked at once is (a missing file or checkpoint: 404; a bad checkpoint name or file name:
+400; a file outside the configuration directory, or led out of it by a symbolic link: 403, see
+``nos.api.rest.config_dir``, checked again just before the file is opened); the rest is reported by the
+job, which fails with the same RESTCONF error entries a synchronous write would give.
 Config reload and rollback take this server's write lock, so they never interleave with REST writes.
 """
 
@@ -14,6 +16,7 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from nos.api.rest import models
+from nos.api.rest.config_dir import checkpoint_file
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, ApiError
 from nos.api.rest.jobs import Job, JobRun, Step
@@ -29,16 +32,24 @@ def _rows(config: dict[str, dict[str, Any]]) -> int:
     return sum(len(rows) for rows in config.values())
 
 
-def _file(given: str | None, default: Path | None, what: str) -> Path:
+def _file(ctx: ApiContext, given: str | None, default: Path | None, what: str) -> Path:
+    """The file an operation reads or writes: ``given`` confined to the configuration directory
+    (``nos.api.rest.config_dir``), or ``default`` (the run directory's config_db.json)."""
     if given is None:
         if default is None:
             raise ApiError(400, f"this server has no run directory (--run-dir): give the {what} as 'path'",
                            path="path")
         return default
-    path = Path(given)
-    if not path.is_absolute():
-        raise ApiError(400, f"path '{given}': give an absolute path", path="path")
-    return path
+    if ctx.files is None:
+        raise ApiError(400, f"path '{given}': this server has no configuration directory (--config-dir or "
+                       "--run-dir), so it reads and writes no files", path="path")
+    return ctx.files.file(given)
+
+
+def _recheck(ctx: ApiContext, path: Path) -> None:
+    """Just before the file is opened: still where it was checked to be (no symbolic link swapped in)."""
+    if ctx.files is not None and path != ctx.saved_config:
+        ctx.files.file(str(path))
 
 
 def _run_dir(ctx: ApiContext) -> Path:
@@ -47,7 +58,13 @@ def _run_dir(ctx: ApiContext) -> Path:
     return ctx.run_dir
 
 
+def _checkpoint(ctx: ApiContext, name: str) -> None:
+    """A checkpoint name that is allowed (400) and whose file stays in the checkpoint directory (403)."""
+    checkpoint_file(_run_dir(ctx), name)
+
+
 def _existing_checkpoint(ctx: ApiContext, name: str) -> None:
+    _checkpoint(ctx, name)
     if name not in {cp.name for cp in checkpoint.list_all(_run_dir(ctx))}:
         raise ApiError(404, f"no checkpoint '{name}' (see GET /api/v1/checkpoints)", path="name")
 
@@ -57,6 +74,7 @@ def save_steps(ctx: ApiContext, path: Path) -> list[Step]:
         run.values["config"] = ctx.cdb.get_config()
 
     def write(run: JobRun) -> dict[str, Any]:
+        _recheck(ctx, path)
         write_config_file(path, run.values["config"])
         return {"path": str(path), "rows": _rows(run.values["config"])}
 
@@ -65,6 +83,7 @@ def save_steps(ctx: ApiContext, path: Path) -> list[Step]:
 
 def reload_steps(ctx: ApiContext, path: Path) -> list[Step]:
     def read(run: JobRun) -> None:
+        _recheck(ctx, path)
         run.values["config"] = read_config_file(path)
         run.note(f"{path}: {_rows(run.values['config'])} rows")
 
@@ -79,6 +98,7 @@ def reload_steps(ctx: ApiContext, path: Path) -> list[Step]:
 
 def checkpoint_steps(ctx: ApiContext, name: str) -> list[Step]:
     def create(_run: JobRun) -> dict[str, Any]:
+        _checkpoint(ctx, name)
         made = checkpoint.create(ctx.cdb, _run_dir(ctx), name)
         return {"name": made.name, "path": str(made.path), "rows": made.rows}
 
@@ -87,6 +107,7 @@ def checkpoint_steps(ctx: ApiContext, name: str) -> list[Step]:
 
 def rollback_steps(ctx: ApiContext, name: str, dry_run: bool) -> list[Step]:
     def apply(_run: JobRun) -> dict[str, Any]:
+        _checkpoint(ctx, name)
         with ctx.write_lock:
             before = ctx.cdb.get_config() if dry_run else {}
             tx: TxResult = checkpoint.rollback(ctx.cdb, _run_dir(ctx), name, dry_run=dry_run)
@@ -102,6 +123,7 @@ def rollback_steps(ctx: ApiContext, name: str, dry_run: bool) -> list[Step]:
 
 def delete_steps(ctx: ApiContext, name: str) -> list[Step]:
     def delete(_run: JobRun) -> dict[str, Any]:
+        _checkpoint(ctx, name)
         checkpoint.delete(_run_dir(ctx), name)
         return {"name": name, "deleted": True}
 
@@ -124,7 +146,7 @@ def operations_router(ctx: ApiContext) -> APIRouter:
     @api.post("/operations/config-save", response_model=models.JobOut, status_code=202, responses=accepted)
     def config_save(response: Response, body: models.SaveRequest | None = None) -> Any:
         """``config save [file]``: write the running configuration (default: the run dir's config_db.json)."""
-        path = _file((body or models.SaveRequest()).path, ctx.saved_config, "file to write")
+        path = _file(ctx, (body or models.SaveRequest()).path, ctx.saved_config, "file to write")
         if not path.parent.is_dir():
             raise ApiError(400, f"path '{path}': directory {path.parent} does not exist", path="path")
         return started(ctx.jobs.submit("config-save", save_steps(ctx, path)), response)
@@ -132,7 +154,7 @@ def operations_router(ctx: ApiContext) -> APIRouter:
     @api.post("/operations/config-reload", response_model=models.JobOut, status_code=202, responses=accepted)
     def config_reload(response: Response, body: models.ReloadRequest | None = None) -> Any:
         """``config reload [file]``: make the running configuration equal a file (default: the saved one)."""
-        path = _file((body or models.ReloadRequest()).path, ctx.saved_config, "file to load")
+        path = _file(ctx, (body or models.ReloadRequest()).path, ctx.saved_config, "file to load")
         if not path.is_file():
             raise ApiError(404, f"no file {path}", path="path")
         return started(ctx.jobs.submit("config-reload", reload_steps(ctx, path)), response)
@@ -140,7 +162,7 @@ def operations_router(ctx: ApiContext) -> APIRouter:
     @api.post("/operations/checkpoint", response_model=models.JobOut, status_code=202, responses=accepted)
     def create_checkpoint(body: models.CheckpointRequest, response: Response) -> Any:
         """``config checkpoint <name>``."""
-        _run_dir(ctx)
+        _checkpoint(ctx, body.name)
         return started(ctx.jobs.submit("checkpoint", checkpoint_steps(ctx, body.name)), response)
 
     @api.post("/operations/rollback", response_model=models.JobOut, status_code=202, responses=accepted)

@@ -57,3 +57,10 @@ def test_token_is_printed_once_and_works(tmp_path):
     run(tmp_path, "token", "del", "ci")
     assert auth.Authenticator(tmp_path / auth.FILE_NAME).token(token) is None
     assert run(tmp_path, "token", "list").output == "No tokens.\n"
+
+
+def test_deleting_the_last_credential_says_the_servers_stay_closed(tmp_path):
+    run(tmp_path, "user", "add", "a", "--role", "admin", "--password-stdin", stdin="password-1\n")
+    run(tmp_path, "token", "add", "ci", "--role", "read-only")
+    assert "no user or token is left" not in run(tmp_path, "user", "del", "a").stderr
+    assert "no user or token is left" in run(tmp_path, "token", "del", "ci").stderr
