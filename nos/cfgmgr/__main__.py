@@ -2,7 +2,8 @@
 
 Every module of ``nos.cfgmgr`` that defines ``register(dbs, runner)`` is a manager and is wired here,
 in the order of its ``PRIORITY`` (lower first; default 100; the port manager is 0 so that
-``PortConfigDone`` is written before anything else starts).
+``PortConfigDone`` is written before anything else starts). Once the replay of CONFIG_DB has settled,
+the APPL_DB rows a predecessor wrote and nothing asks for now are deleted (``nos.daemon.sweep``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,30 @@ import sys
 from types import ModuleType
 
 import nos.cfgmgr
+from nos.cfgmgr.intf import CONNECTED_PROTOCOL
+from nos.cfgmgr.static_route import PROTOCOL as STATIC_PROTOCOL
 from nos.daemon.main import daemon_main
 from nos.daemon.runner import Runner
+from nos.daemon.sweep import Owns, start_tracking, sweep
 from nos.db.connector import Databases
+from nos.schema.dbconfig import APPL_DB
+from nos.schema.tables import (
+    APP_NEIGH_RESOLVE_TABLE_NAME,
+    APP_PORT_TABLE_NAME,
+    APP_ROUTE_TABLE_NAME,
+    PORT_CONFIG_DONE_KEY,
+    PORT_INIT_DONE_KEY,
+)
 
 NAME = "cfgmgrd"
+# Which rows of a shared APPL_DB table are cfgmgrd's (the rest of a table it writes is all its own):
+# ROUTE_TABLE holds routing protocols' routes too; PORT_TABLE's markers are portsyncd's announcements;
+# NEIGH_RESOLVE_TABLE holds orchagent's requests as well as the manager's (and is read by nobody here).
+OWNED_ROWS: dict[str, Owns] = {
+    APP_ROUTE_TABLE_NAME: lambda key, row: row.get("protocol") in (CONNECTED_PROTOCOL, STATIC_PROTOCOL),
+    APP_PORT_TABLE_NAME: lambda key, row: key not in (PORT_CONFIG_DONE_KEY, PORT_INIT_DONE_KEY),
+    APP_NEIGH_RESOLVE_TABLE_NAME: lambda key, row: False,
+}
 
 
 def manager_modules() -> list[ModuleType]:
@@ -32,8 +52,15 @@ def manager_modules() -> list[ModuleType]:
 
 
 def build(dbs: Databases, runner: Runner) -> None:
+    start_tracking(dbs[APPL_DB])
     for module in manager_modules():
         module.register(dbs, runner)
+    runner.when_settled(lambda: _sweep(dbs))
+
+
+def _sweep(dbs: Databases) -> None:
+    """What a predecessor wrote into APPL_DB that nothing asks for now."""
+    sweep(dbs[APPL_DB], OWNED_ROWS)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ class DBConnector:
         self.url = normalise_url(url)
         self.client = self.new_client()
         self._hub: KeyspaceHub | None = None
+        self.tracking = False  # producers made on this DB while True record the keys they set
+        self.producers: list[Any] = []  # those producers (ProducerStateTable), for a restart's sweep
 
     def new_client(self, **options: Any) -> redis.Redis:
         """A client speaking RESP2, whatever redis-py's default (RESP3 in redis-py 8). Under RESP3

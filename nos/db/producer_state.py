@@ -51,6 +51,10 @@ class ProducerStateTable:
         self._clear = db.script("producer_state_clear", lua("producer_state_clear"))
         self._pipe: Any = None
         self._queued = 0
+        # keys this producer set since it was made, while its DB tracks writes (``DBConnector.producers``)
+        self.written: set[str] | None = set() if db.tracking else None
+        if db.tracking:
+            db.producers.append(self)
 
     # -- writes --------------------------------------------------------------------------------
     def set(self, key: str, fields: Mapping[str, str] | Iterable[tuple[str, str]]) -> None:
@@ -59,6 +63,8 @@ class ProducerStateTable:
 
     def set_many(self, entries: Sequence[tuple[str, Mapping[str, str] | Iterable[tuple[str, str]]]]) -> None:
         """Several SETs, in scripts of at most ``MAX_KEYS_PER_SCRIPT`` keys (swss-common's batched set)."""
+        if self.written is not None:
+            self.written.update(key for key, _ in entries)
         for start in range(0, len(entries), MAX_KEYS_PER_SCRIPT):
             chunk = entries[start:start + MAX_KEYS_PER_SCRIPT]
             args: list[str] = [UPDATE_PAYLOAD, str(len(chunk))]
@@ -78,6 +84,8 @@ class ProducerStateTable:
 
     def delete_many(self, keys: Iterable[str]) -> None:
         all_keys = list(keys)
+        if self.written is not None:
+            self.written.difference_update(all_keys)
         for start in range(0, len(all_keys), MAX_KEYS_PER_SCRIPT):
             args = [UPDATE_PAYLOAD, *all_keys[start:start + MAX_KEYS_PER_SCRIPT]]
             self._run(self._del, [self.channel, self.key_set, self.del_set, self.state_prefix], args)

@@ -59,8 +59,8 @@ class Select:
             return []
         if any(item.has_work() for item in self._items):
             timeout = 0
-        fds = {item.fileno(): item for item in self._items}
-        readable, _, _ = _select.select(list(fds), [], [], timeout)
+        fds = {fd: item for item in self._items if (fd := item.fileno()) >= 0}  # -1: a source without a socket
+        readable, _, _ = _select.select(list(fds), [], [], timeout) if fds else ([], [], [])
         for fd in readable:
             fds[fd].read_messages()
         return [item for item in self._items if item.has_work()]

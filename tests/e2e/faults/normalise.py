@@ -21,6 +21,9 @@ PREFIX = "ASIC_STATE:"
 ROUNDS = 8
 # Attributes the ASIC sets by itself or that change with traffic: not part of what was asked for.
 IGNORED = frozenset({"SAI_HOSTIF_ATTR_OPER_STATUS"})
+# An attribute set to its SAI default is the same state as one never set: orchagent sets these on the
+# way out of a membership (a port leaving its last VLAN strips tags again), a rebuilt view never sets them.
+DEFAULTS = frozenset({("SAI_HOSTIF_ATTR_VLAN_TAG", "SAI_HOSTIF_VLAN_TAG_STRIP")})
 Row = tuple[str, str, tuple[tuple[str, str], ...]]  # type, id, attributes
 
 
@@ -30,7 +33,8 @@ def parse(rows: Mapping[str, Mapping[str, str]], skip_learnt: bool = True) -> li
         if not key.startswith(PREFIX):
             continue
         kind, _, object_id = key[len(PREFIX):].partition(":")
-        attrs = tuple(sorted((f, v) for f, v in fields.items() if f not in IGNORED and f != "NULL"))
+        attrs = tuple(sorted((f, v) for f, v in fields.items()
+                             if f not in IGNORED and f != "NULL" and (f, v) not in DEFAULTS))
         if skip_learnt and kind == "SAI_OBJECT_TYPE_FDB_ENTRY" and ("SAI_FDB_ENTRY_ATTR_TYPE",
                                                                     "SAI_FDB_ENTRY_TYPE_DYNAMIC") in attrs:
             continue
@@ -77,9 +81,20 @@ def normal_form(rows: Mapping[str, Mapping[str, str]], skip_learnt: bool = True)
 
 
 def differences(a: Counter[str], b: Counter[str], limit: int = 10) -> list[str]:
-    """What one normal form has that the other lacks (for an assertion message)."""
+    """What one normal form has that the other lacks (for an assertion message): first the objects whose
+    own values differ (ids left out: a difference deep down renames everything above it), then the rest."""
+    def flat(form: Counter[str]) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for item, n in form.items():
+            kind, _, attrs = json.loads(item)
+            out[json.dumps([kind, [(f, v) for f, v in attrs if not re.fullmatch(r"[0-9a-f]{16}", v)]])] += n
+        return out
+    lines = []
+    for (label, x, y) in (("first", a, b), ("second", b, a)):
+        only = flat(x) - flat(y)
+        lines += [f"values only in {label}: {k}" for k in list(only)[:limit]]
     only_a, only_b = a - b, b - a
-    lines = [f"only in first ({sum(only_a.values())}): {k}" for k in list(only_a)[:limit]]
+    lines += [f"only in first ({sum(only_a.values())}): {k}" for k in list(only_a)[:limit]]
     return lines + [f"only in second ({sum(only_b.values())}): {k}" for k in list(only_b)[:limit]]
 
 
