@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import orchagent.orchs
+from nos.daemon.progress import Progress
 from nos.daemon.runner import Runner
 from nos.db import NotificationConsumer
 from nos.db.connector import Databases
@@ -25,6 +26,7 @@ from orchagent.orchs.switch import apply_view, init_switch
 from orchagent.sairedis import SaiRedis
 
 NAME = "orchagent"
+UPSTREAM = "cfgmgrd"  # whose APPL_DB output orchagent consumes (the "applied" barrier, nos.daemon.progress)
 CONSUMES = ((ASIC_DB, ASIC_NOTIFICATIONS_CHANNEL),)  # syncd's notifications, handed to the orchs
 
 
@@ -40,6 +42,8 @@ def orch_modules() -> list[ModuleType]:
 def build(dbs: Databases, runner: Runner) -> list[Any]:
     sai = SaiRedis(dbs)
     deps = OrchDeps(dbs, sai, init_switch(dbs, sai))
+    # before the orchs' first reads; reported once the rebuilt view is the ASIC's
+    progress = Progress(dbs, runner, NAME, upstream=UPSTREAM, enabled=False)
     orchs = [module.ORCH(deps) for module in orch_modules()]
     for orch in orchs:
         wire(orch, dbs, runner)
@@ -52,6 +56,11 @@ def build(dbs: Databases, runner: Runner) -> list[Any]:
             orch.on_notifications(batch)
 
     runner.add_selectable(notes, dispatch)
-    runner.when_settled(lambda: apply_view(sai))  # after the replay of what APPL_DB and CONFIG_DB hold
+
+    def settled() -> None:  # the replay of what APPL_DB and CONFIG_DB hold is done
+        apply_view(sai)
+        progress.enabled = True
+
+    runner.when_settled(settled)
     sai.on_wait = lambda seconds: runner.heartbeat_now(f"waiting {seconds:.0f}s for syncd")
     return orchs

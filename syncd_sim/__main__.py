@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from nos.daemon.main import daemon_main
+from nos.daemon.progress import Progress
 from nos.daemon.runner import Runner
 from nos.db.connector import Databases
 from syncd_sim.syncd import Syncd
@@ -13,6 +14,7 @@ NAME = "syncd"
 
 
 def build(dbs: Databases, runner: Runner) -> None:
+    Progress(dbs, runner, NAME)  # what syncd reads of CONFIG_DB itself (counters, cables, the SKU)
     Syncd(dbs).register(runner)
 
 

@@ -17,6 +17,7 @@ import nos.cfgmgr
 from nos.cfgmgr.intf import CONNECTED_PROTOCOL
 from nos.cfgmgr.static_route import PROTOCOL as STATIC_PROTOCOL
 from nos.daemon.main import daemon_main
+from nos.daemon.progress import Progress
 from nos.daemon.runner import Runner
 from nos.daemon.sweep import Owns, start_tracking, sweep
 from nos.db.connector import Databases
@@ -52,6 +53,7 @@ def manager_modules() -> list[ModuleType]:
 
 
 def build(dbs: Databases, runner: Runner) -> None:
+    Progress(dbs, runner, NAME)  # first: its generation baseline comes before the managers' first reads
     start_tracking(dbs[APPL_DB])
     for module in manager_modules():
         module.register(dbs, runner)

@@ -180,4 +180,5 @@ def register_dynamic(dbs: Databases, runner: Runner) -> DynamicBufferMgr:
     runner.add_consumer(_consumer(dbs, CONFIG_DB, t.CFG_LOSSLESS_TRAFFIC_PATTERN_TABLE_NAME, mgr.handle_pattern))
     runner.add_consumer(_consumer(dbs, STATE_DB, t.STATE_BUFFER_MAXIMUM_VALUE_TABLE, mgr.mirror(i.max_params)))
     runner.add_timer("buffer_dynamic", RECOMPUTE_S, mgr.recompute)
+    runner.busy.append(lambda: mgr.dirty)  # a recompute is due: what CONFIG_DB asked is not in APPL_DB yet
     return mgr

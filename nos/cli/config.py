@@ -13,12 +13,14 @@ from pathlib import Path
 import click
 
 from nos.cli import gcu
+from nos.cli.applied import WaitOptions, wait_after
 from nos.cli.common import connect, fail, run_dir_option
 from nos.cli.interface import interface
 from nos.cli.pfcwd import pfcwd
 from nos.cli.portchannel import portchannel
 from nos.cli.roce import config_roce
 from nos.cli.vlan import vlan
+from nos.config.applied import DEFAULT_TIMEOUT_S, current_generation
 from nos.config.apply import ApplyResult, load_config, reload_config, save_config
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.files import read_config_file
@@ -31,8 +33,14 @@ _MAX_ERRORS_SHOWN = 50
 
 
 @click.group()
-def config() -> None:
-    """Change the running configuration."""
+@click.option("--no-wait", is_flag=True, envvar="NOS_NO_WAIT",
+              help="Return once CONFIG_DB holds the change, without waiting for it to reach the ASIC.")
+@click.option("--wait-timeout", type=float, default=DEFAULT_TIMEOUT_S, show_default=True,
+              help="Seconds to wait for the change to reach the ASIC.")
+@click.pass_context
+def config(ctx: click.Context, no_wait: bool, wait_timeout: float) -> None:
+    """Change the running configuration (each command waits until its change is in the ASIC)."""
+    ctx.obj = WaitOptions(wait=not no_wait, timeout=wait_timeout)
 
 
 config.add_command(interface)
@@ -78,7 +86,9 @@ Action = Callable[[ConfigDBConnector, Config], ApplyResult]
 def _apply_file(verb: str, path: Path, dbs: Databases, action: Action) -> None:
     """Read, validate and apply one file; refused files change nothing and exit 1."""
     try:
+        before = current_generation(dbs)
         _report(verb, path, action(ConfigDBConnector(dbs[CONFIG_DB]), _read(path)))
+        wait_after(dbs, before)
     except ConfigValidationError as exc:
         _refused(exc, path)
     finally:

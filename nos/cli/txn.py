@@ -24,8 +24,10 @@ from typing import Any, NoReturn
 import click
 import jsonpatch
 
+from nos.cli.applied import wait_after
 from nos.cli.common import connect, fail
 from nos.cli.edits.common import Refused
+from nos.config.applied import current_generation
 from nos.config.checkpoint import CheckpointError
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.transaction import PatchError, TxResult, commit
@@ -103,10 +105,12 @@ REFUSALS = (Refused, ConfigValidationError, PatchError, CheckpointError, ConfigF
 @contextmanager
 def config_db(run_dir: str | None, failure: str | None = None) -> Iterator[ConfigDBConnector]:
     """CONFIG_DB of the running switch; refusals (printed after ``failure``) and database errors become
-    SONiC-style exits."""
+    SONiC-style exits. What the block wrote is waited for until it is in the ASIC (``nos.cli.applied``)."""
     _, dbs = connect(run_dir)
     try:
+        before = current_generation(dbs)
         yield ConfigDBConnector(dbs[CONFIG_DB])
+        wait_after(dbs, before)
     except REFUSALS as exc:
         refuse(exc, failure)
     except ConfigConflict as exc:

@@ -73,6 +73,7 @@ class TableConsumer:
     held: set[str] = field(default_factory=set)  # keys whose head task the batch handler holds
     stats: ConsumerStats = field(default_factory=ConsumerStats)
     soon: bool = False  # a task asked to be re-driven at the next loop turn
+    last_popped: int = 0  # tasks the last drain's pop brought
     _rejected_keys: set[str] = field(default_factory=set)
     _released_at: float = 0.0  # when the handler last settled a held task (or began to hold some)
 
@@ -92,6 +93,7 @@ class TableConsumer:
         that waited before are re-driven by the runner, not by every pop: with 100,000 routes waiting
         for their next hops, re-running all of them at each pop of 1,024 was quadratic."""
         popped = self.source.pops()
+        self.last_popped = len(popped)
         merge_into(self.pending, popped)
         return self.execute(dict.fromkeys(task.key for task in popped))
 

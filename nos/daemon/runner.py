@@ -50,6 +50,8 @@ class Runner:
     _stopping: bool = False
     _last_redrive: float = 0.0
     _on_settled: list[Callable[[], None]] = field(default_factory=list)
+    _after_step: list[Callable[[], None]] = field(default_factory=list)
+    busy: list[Callable[[], bool]] = field(default_factory=list)  # components with deferred work (see progress)
     _started: float = 0.0
 
     def add_consumer(self, consumer: TableConsumer) -> TableConsumer:
@@ -77,6 +79,10 @@ class Runner:
 
     def stop(self) -> None:
         self._stopping = True
+
+    def after_each_step(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` at the end of every loop turn (after the work, the timers and the re-drive)."""
+        self._after_step.append(callback)
 
     def when_settled(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the daemon has caught up with what it found at start (see above)."""
@@ -135,6 +141,8 @@ class Runner:
             callbacks, self._on_settled = self._on_settled, []
             for callback in callbacks:
                 callback()
+        for callback in self._after_step:
+            callback()
         return done
 
     def _work(self, ready: list[Selectable]) -> int:

@@ -38,7 +38,7 @@ from nos.db.connector import DBConnector
 from nos.db.errors import DbError, map_redis_errors
 from nos.db.lua import lua
 from nos.db.table import Table
-from nos.schema.tables import CONFIG_DB_GENERATION_KEY, CONFIG_DB_INITIALIZED_KEY
+from nos.schema.tables import CONFIG_APPLIED_CHANNEL, CONFIG_DB_GENERATION_KEY, CONFIG_DB_INITIALIZED_KEY
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ class ConfigDBConnector:
         if len(args) == 3:
             return 0
         with map_redis_errors("apply CONFIG_DB changes"):
-            touched = int(self._apply(keys=[CONFIG_DB_GENERATION_KEY], args=args))
+            touched = int(self._apply(keys=[CONFIG_DB_GENERATION_KEY, CONFIG_APPLIED_CHANNEL], args=args))
         if touched < 0:
             raise ConfigConflict(f"CONFIG_DB changed since generation {expect_generation}; nothing applied")
         if marker is not None and exact and cache is not None and expect_generation is not None:

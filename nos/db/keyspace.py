@@ -42,6 +42,17 @@ class KeyspaceHub:
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
         self._sub = Subscription(db)
         self._read: dict[str, dict[str, str]] = {}  # row name -> its fields, read after its last event
+        self._db = db
+        self._applied_channel: str | None = None
+        self.generation = 0  # the last apply whose events have all been handed to the listeners
+
+    def track_generation(self, channel: str, key: str) -> None:
+        """Follow the generation CONFIG_DB applies publish on ``channel`` after their changes (the counter
+        ``key`` at the start: what a reader's first read of the tables includes)."""
+        if self._applied_channel is None:
+            self._sub.subscribe(channels=[channel])
+            self._applied_channel = channel
+            self.generation = int(self._db.client.get(key) or 0)
 
     def register(self, table: str, listener: Listener) -> None:
         """From now on ``listener`` gets ``table``'s events (subscribed, and confirmed, before this returns)."""
@@ -62,6 +73,9 @@ class KeyspaceHub:
         """Hand every event received so far to the listeners of its table."""
         cut = len(self.prefix)
         for msg in self._sub.drain():
+            if msg.pattern is None and msg.channel == self._applied_channel:
+                self.generation = max(self.generation, int(msg.data)) if msg.data.isdigit() else self.generation
+                continue
             name = msg.channel[cut:]
             table, sep, key = name.partition(self.separator)
             if sep:

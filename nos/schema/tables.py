@@ -105,6 +105,9 @@ CFG_ROCE_SAVED_TABLE_NAME = "NOS_ROCE_SAVED"
 # The init indicator written after a config load (a plain string key, not a table).
 CONFIG_DB_INITIALIZED_KEY = "CONFIG_DB_INITIALIZED"
 CONFIG_DB_GENERATION_KEY = "NOS_CONFIG_GENERATION"  # ours: bumped by every atomic CONFIG_DB apply
+CONFIG_APPLIED_CHANNEL = "NOS_CONFIG_APPLIED"  # ours: <generation>, published at the end of every apply
+PROGRESS_CHANNEL = "NOS_PROGRESS"  # ours: "<daemon> <generation>" when a daemon has processed a generation
+PROGRESS_FIELD = "config_gen"  # ours: NOS_DAEMON_TABLE field, the CONFIG_DB generation a daemon processed
 # Ours, in every DB: tables and keys named NOS_* are the switch's own bookkeeping (NOS_ROCE_SAVED,
 # NOS_CONFIG_GENERATION, NOS_DAEMON_TABLE, ...). REST and gNMI may read them but never write them.
 INTERNAL_PREFIX = "NOS_"

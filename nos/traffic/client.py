@@ -12,7 +12,9 @@ Protocol (syncd_sim's side is ``syncd_sim.fastpath_shell``):
   done or failed. The client deletes the hash once answered (it expires after ``TRACE_TTL_S`` anyway).
 
 The client polls the hash until the deadline. When no one receives the PUBLISH (syncd_sim is not
-running), it fails at once, marking the job failed so that it is not run later.
+running), it fails at once, marking the job failed so that it is not run later. Before it asks, it waits
+until every CONFIG_DB write accepted so far has reached the ASIC (``nos.config.applied``): a run right
+after ``nos config roce enable`` runs on the RoCE tables.
 """
 
 from __future__ import annotations
@@ -24,17 +26,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nos.config.applied import NotApplied, wait_applied
 from nos.db import Table
 from nos.db.connector import Databases
 from nos.db.errors import map_redis_errors
 from nos.schema.dbconfig import STATE_DB
 from nos.schema.tables import NOS_TRACE, NOS_TRACE_REQUEST, NOS_TRAFFIC_JOB, NOS_TRAFFIC_REQUEST
-from nos.traffic.errors import JobFailed, JobTimeout, SwitchNotAnswering
+from nos.traffic.errors import ConfigNotApplied, JobFailed, JobTimeout, SwitchNotAnswering
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 JOB_TTL_S = 3600
 TRACE_TTL_S = 60
 POLL_S = 0.05
+APPLIED_TIMEOUT_S = 30.0  # how long a run or trace waits for the configuration to reach the ASIC
 
 
 @dataclass(frozen=True)
@@ -143,9 +147,20 @@ def decode_result(fields: Mapping[str, str]) -> dict[str, Any]:
     return document
 
 
+def applied_first(dbs: Databases, timeout_s: float = APPLIED_TIMEOUT_S) -> None:
+    """Wait until every accepted CONFIG_DB write has reached the ASIC: a run or trace sees the tables it
+    was configured for (raises ConfigNotApplied naming the hop that lags)."""
+    try:
+        wait_applied(dbs, timeout=timeout_s)
+    except NotApplied as exc:
+        raise ConfigNotApplied(str(exc)) from None
+
+
 def run_scenario(dbs: Databases, scenario_text: str, *, timeout_s: float, progress: ProgressFn | None = None,
                  poll_s: float = POLL_S) -> dict[str, Any]:
-    """Run a scenario (YAML text) on the switch; its result document."""
+    """Run a scenario (YAML text) on the switch, once the configuration written so far is applied;
+    its result document."""
+    applied_first(dbs)
     client = traffic_client(dbs)
     job_id = client.submit({"scenario": scenario_text, "progress": "0"})
     return decode_result(client.wait(job_id, timeout_s, progress, poll_s))
@@ -153,7 +168,9 @@ def run_scenario(dbs: Databases, scenario_text: str, *, timeout_s: float, progre
 
 def trace_packet(dbs: Databases, packet: Mapping[str, Any], *, timeout_s: float = 10.0,
                  poll_s: float = 0.01) -> dict[str, Any]:
-    """Explain one packet (header fields, ``in_port`` at least) on the switch: ``{"steps", "result"}``."""
+    """Explain one packet (header fields, ``in_port`` at least) on the switch, once the configuration
+    written so far is applied: ``{"steps", "result"}``."""
+    applied_first(dbs)
     client = trace_client(dbs)
     job_id = client.submit({"packet": json.dumps(dict(packet))})
     try:

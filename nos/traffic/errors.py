@@ -45,3 +45,8 @@ class JobFailed(TrafficError):
 
 class JobTimeout(TrafficError):
     """Raised when a started job did not finish before the client's deadline."""
+
+
+class ConfigNotApplied(SwitchNotAnswering):
+    """Raised when what was written to CONFIG_DB has not reached the ASIC within the deadline, so a run
+    would see the old tables; the message names the hop that lags (``nos.config.applied``)."""

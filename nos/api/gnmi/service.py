@@ -29,6 +29,7 @@ from nos.api.gnmi.responses import notification, now_ns
 from nos.api.gnmi.selection import resolve
 from nos.api.gnmi.subscribe import ONCE, POLL, STREAM, Session, Sources
 from nos.api.gnmi.virtual import NameMaps, virtual_of
+from nos.api.gnmi.wait import until_applied, wants_applied
 from nos.db import ConfigDBConnector
 from nos.db.connector import Databases
 from nos.schema.dbconfig import CONFIG_DB
@@ -66,6 +67,7 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
     """The servicer; one per process, shared by every RPC thread."""
 
     def __init__(self, dbs: Databases, feed: ChangeFeed) -> None:
+        self.dbs = dbs
         self.reader = Reader(dbs)
         self.maps = NameMaps(self.reader)
         self.sources = Sources(self.reader, self.maps, feed)
@@ -100,9 +102,11 @@ class GnmiService(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
     def Set(self, request: Any, context: Any) -> Any:  # noqa: N802
         ops = write.plan(request, self.reader.names)
         with self._set_lock:
-            write.run(self.cdb, ops)
+            tx = write.run(self.cdb, ops)
         if context is not None:  # once the answer is sent: the cache reads this Set's events, not the next Set
             context.add_callback(self._catch_up)
+            if tx is not None and tx.applied and wants_applied(context):
+                until_applied(self.dbs)
         stamp = now_ns()
         results = [gnmi_pb2.UpdateResult(path=op.path, op=_OPS[op.kind]) for op in ops]
         return gnmi_pb2.SetResponse(prefix=request.prefix, response=results, timestamp=stamp)

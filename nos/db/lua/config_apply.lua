@@ -9,11 +9,13 @@
 -- reply is -1 (another transaction committed in between). ARGV[2], ARGV[3]: a channel ('' for none)
 -- and a message PUBLISHed after the changes (a ConfigCache's marker: in its subscription, this apply's
 -- keyspace events come right before it, nothing in between). The row groups start at ARGV[4].
+-- KEYS[2] the channel on which the new generation is published after the changes (every apply): a
+-- reader of CONFIG_DB's keyspace events that also subscribes it knows when it has seen a whole apply.
 local generation = redis.call('GET', KEYS[1]) or '0'
 if ARGV[1] ~= '' and ARGV[1] ~= generation then
     return -1
 end
-redis.call('INCR', KEYS[1])
+local applied = redis.call('INCR', KEYS[1])
 local i = 4
 local touched = 0
 while i <= #ARGV do
@@ -45,4 +47,5 @@ end
 if ARGV[2] ~= '' then
     redis.call('PUBLISH', ARGV[2], ARGV[3])
 end
+redis.call('PUBLISH', KEYS[2], applied)
 return touched

@@ -25,6 +25,7 @@ from nos.api.rest import models, write_params
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ACCESS_DENIED, ERROR_RESPONSES, RESOURCE_DENIED, ApiError, escape
 from nos.api.rest.responses import json_response
+from nos.api.rest.wait_param import WAIT, until_applied
 from nos.api.rest.write_params import Body, Flag, check_media_type
 from nos.config.transaction import JsonPatch, PatchError, Rows, TxResult, commit, normalise
 from nos.db import Table
@@ -184,13 +185,15 @@ def _write_locked(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | Non
     return write_body(tx, seen[0] if seen else {}, dry_run)
 
 
-async def write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None, *, status: int = 200) -> Response:
+async def write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None, *, status: int = 200,
+                wait: bool = False) -> Response:
     """``run_write`` answered as JSON. A small write (at most ``INLINE_ROWS`` rows named in ``rows``:
     well under a millisecond of work) runs on the event loop when the write lock is free, saving two
     thread hops; otherwise, or while a job or another write holds the lock, it waits for the lock in
     the threadpool, never on the loop. After the answer is sent, the server's CONFIG_DB cache reads
     the events of this write (``catch_up``) while the client reads the answer, not in the next write.
-    A write that would change one of the switch's own tables (``NOS_*``) is refused (403) whole."""
+    A write that would change one of the switch's own tables (``NOS_*``) is refused (403) whole. ``wait``:
+    answer once the change has reached the ASIC (``?wait=applied``, ``nos.api.rest.wait_param``)."""
     build = internal.guarded(build, internal_refused)  # a raw write never changes a NOS_* table
     if small(rows) and ctx.write_lock.acquire(blocking=False):
         try:
@@ -199,6 +202,8 @@ async def write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None,
             ctx.write_lock.release()
     else:
         body = await run_in_threadpool(run_write, ctx, build, dry_run, rows)
+    if wait:
+        await until_applied(ctx.dbs, body)
     return json_response(body, status, background=BackgroundTask(catch_up, ctx))
 
 
@@ -254,36 +259,39 @@ def read_router(ctx: ApiContext) -> APIRouter:
 
 def write_router(ctx: ApiContext) -> APIRouter:
     api = APIRouter(**ROUTER)
-    row_extra = write_params.operation(("table", "key"), (DRY_RUN,), ROW_BODY)
+    row_extra = write_params.operation(("table", "key"), (DRY_RUN, WAIT), ROW_BODY)
 
     @api.put("/{table}/{key:path}", response_model=models.WriteResult, openapi_extra=row_extra)
     async def put(request: Request) -> Any:
         """Create or replace a row (fields it lacks are removed)."""
         table, key = row_target(request)
         row = row_in(table, key, await ROW_BODY.read(request))
-        return await write(ctx, put_row(table, key, row), DRY_RUN.read(request), {table: {key}})
+        return await write(ctx, put_row(table, key, row), DRY_RUN.read(request), {table: {key}},
+                           wait=WAIT.read(request))
 
     @api.post("/{table}/{key:path}", response_model=models.WriteResult, status_code=201, openapi_extra=row_extra)
     async def post(request: Request) -> Any:
         """Create a row; 409 (resource-denied) if it exists."""
         table, key = row_target(request)
         row = row_in(table, key, await ROW_BODY.read(request))
-        return await write(ctx, post_row(table, key, row), DRY_RUN.read(request), {table: {key}}, status=201)
+        return await write(ctx, post_row(table, key, row), DRY_RUN.read(request), {table: {key}}, status=201,
+                           wait=WAIT.read(request))
 
     @api.delete("/{table}/{key:path}", response_model=models.WriteResult,
-                openapi_extra=write_params.operation(("table", "key"), (DRY_RUN,)))
+                openapi_extra=write_params.operation(("table", "key"), (DRY_RUN, WAIT)))
     async def delete(request: Request) -> Any:
         """Delete a row."""
         table, key = row_target(request)
-        return await write(ctx, delete_row(table, key), DRY_RUN.read(request), {table: {key}})
+        return await write(ctx, delete_row(table, key), DRY_RUN.read(request), {table: {key}},
+                           wait=WAIT.read(request))
 
     @api.delete("/{table}", response_model=models.WriteResult,
-                openapi_extra=write_params.operation(("table",), (DRY_RUN,)))
+                openapi_extra=write_params.operation(("table",), (DRY_RUN, WAIT)))
     async def delete_whole_table(request: Request) -> Any:
         """Delete every row of a table."""
         table = request.path_params["table"]
         check_table(table)
-        return await write(ctx, delete_table(table), DRY_RUN.read(request), {table: None})
+        return await write(ctx, delete_table(table), DRY_RUN.read(request), {table: None}, wait=WAIT.read(request))
 
     return api
 
@@ -303,15 +311,16 @@ def patch_router(ctx: ApiContext) -> APIRouter:
         else:
             raw = rebase(operations, prefix)
         patch = JsonPatch.of(raw)
-        return await write(ctx, patch.apply, DRY_RUN.read(request), patch.rows)
+        return await write(ctx, patch.apply, DRY_RUN.read(request), patch.rows, wait=WAIT.read(request))
 
-    @api.patch("", response_model=models.WriteResult, openapi_extra=write_params.operation((), (DRY_RUN,), PATCH_BODY))
+    @api.patch("", response_model=models.WriteResult,
+               openapi_extra=write_params.operation((), (DRY_RUN, WAIT), PATCH_BODY))
     async def patch(request: Request) -> Any:
         """An RFC 6902 JSON Patch on the whole configuration (``config apply-patch``), all or nothing."""
         return await patched(request, None)
 
     @api.patch("/{table}", response_model=models.WriteResult,
-               openapi_extra=write_params.operation(("table",), (DRY_RUN,), PATCH_BODY))
+               openapi_extra=write_params.operation(("table",), (DRY_RUN, WAIT), PATCH_BODY))
     async def patch_table(request: Request) -> Any:
         """A JSON Patch with paths relative to the table (``/Ethernet0/mtu``)."""
         table = request.path_params["table"]
@@ -319,7 +328,7 @@ def patch_router(ctx: ApiContext) -> APIRouter:
         return await patched(request, row_path(table))
 
     @api.patch("/{table}/{key:path}", response_model=models.WriteResult,
-               openapi_extra=write_params.operation(("table", "key"), (DRY_RUN,), PATCH_BODY))
+               openapi_extra=write_params.operation(("table", "key"), (DRY_RUN, WAIT), PATCH_BODY))
     async def patch_row(request: Request) -> Any:
         """A JSON Patch with paths relative to the row (``/mtu``)."""
         table, key = row_target(request)

@@ -11,15 +11,18 @@ lossless check (``?profile=`` checks against a profile's defaults instead of the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Query
+from starlette.concurrency import run_in_threadpool
 
 from nos.api.rest import models
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, ApiError
 from nos.api.rest.responses import json_response
 from nos.api.rest.routes.config import JSON, DryRun, content_type, row_in, run_write
+from nos.api.rest.wait_param import WAIT, until_applied
 from nos.config.errors import ConfigValidationError
 from nos.db.configdb import Config, Row
 from nos.intent.roce import IntentError, plan
@@ -28,6 +31,7 @@ from nos.intent.roce.status import check_report, intent_report
 from nos.schema.config.roce import CFG_ROCE_TABLE_NAME, ROCE_KEY
 
 PATH = f"/{CFG_ROCE_TABLE_NAME}/{ROCE_KEY}"
+Wait = Annotated[Literal["accepted", "applied"], Query(description=WAIT.description)]
 
 
 def expanded(current: Config, row: Row | None) -> Config:
@@ -50,13 +54,13 @@ def router(ctx: ApiContext) -> APIRouter:
         return json_response(intent_report(ctx.cdb.get_config()))
 
     @api.put("", response_model=models.WriteResult, dependencies=[Depends(content_type(*JSON))])
-    def put_roce(row: Annotated[models.RowIn, Body()], dry_run: DryRun = False) -> Any:
+    async def put_roce(row: Annotated[models.RowIn, Body()], dry_run: DryRun = False, wait: Wait = "accepted") -> Any:
         """Set the intent (the row is replaced by the body) and apply its expansion, all or nothing."""
         fields = row_in(CFG_ROCE_TABLE_NAME, ROCE_KEY, row) if row else {}
-        return run_write(ctx, lambda current: expanded(current, fields), dry_run)
+        return await answered(lambda current: expanded(current, fields), dry_run, wait)
 
     @api.delete("", response_model=models.WriteResult)
-    def delete_roce(dry_run: DryRun = False) -> Any:
+    async def delete_roce(dry_run: DryRun = False, wait: Wait = "accepted") -> Any:
         """Remove the intent: every row it changed goes back to what it was."""
 
         def build(current: Config) -> Config:
@@ -64,7 +68,13 @@ def router(ctx: ApiContext) -> APIRouter:
                 raise ApiError(404, f"{CFG_ROCE_TABLE_NAME}|{ROCE_KEY} does not exist", path=PATH)
             return expanded(current, None)
 
-        return run_write(ctx, build, dry_run)
+        return await answered(build, dry_run, wait)
+
+    async def answered(build: Callable[[Config], Config], dry_run: bool, wait: str) -> Any:
+        body = await run_in_threadpool(run_write, ctx, build, dry_run)
+        if wait == "applied":
+            await until_applied(ctx.dbs, body)
+        return body
 
     @api.get("/check")
     def check_roce(profile: Annotated[Literal["nvidia", "sonic"] | None, Query(

@@ -195,7 +195,8 @@ def test_the_openapi_document_describes_what_the_write_routes_read(client: TestC
     spec = client.get("/openapi.json").json()
     patch = spec["paths"]["/api/v1/config/{table}/{key}"]["patch"]
     assert [(p["name"], p["in"], p["required"]) for p in patch["parameters"]] == [
-        ("table", "path", True), ("key", "path", True), ("dry_run", "query", False)]
+        ("table", "path", True), ("key", "path", True), ("dry_run", "query", False), ("wait", "query", False)]
+    assert patch["parameters"][3]["schema"]["enum"] == ["accepted", "applied"]
     content = patch["requestBody"]["content"]
     assert set(content) == {"application/json-patch+json", "application/json"}
     assert content["application/json"]["schema"]["items"] == {"$ref": "#/components/schemas/PatchOperation"}
