@@ -6,7 +6,8 @@ top-level entry (a name with ``|`` is a flat row). Values are normalised the way
 ConfigDBConnector do (a flat entry may also be a redis-dump record ``{"type": "hash", "value": {...}}``,
 which is unwrapped): scalars become strings (``str(value)``), lists stay lists of strings, a field
 ``x@`` holding a comma-joined string is the list field ``x``, and the ``NULL`` placeholder of a
-field-less row is dropped. Files are written nested, sorted, indented by 4, like ``config save``, and
+field-less row is dropped. Table names are kept exactly as written (``port`` is not ``PORT``: see
+``nos.schema.tables.table_name_problem``); an empty one is refused. Files are written nested, sorted, indented by 4, like ``config save``, and
 replaced atomically.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 from nos.config.errors import ConfigFileError
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, raw_to_typed, typed_to_raw
 from nos.schema.config import KEY_SEPARATOR, Config, Row, Value
+from nos.schema.tables import table_name_problem
 
 __all__ = [
     "Config",
@@ -72,8 +74,11 @@ def parse_config(document: object, source: str = "<config>") -> Config:
     flat = any(KEY_SEPARATOR in name for name in document)
     config: Config = {}
     for name, value in document.items():
+        table, _, key = name.partition(KEY_SEPARATOR)
+        problem = table_name_problem(table)
+        if problem is not None:
+            raise ConfigFileError(source, problem, table=name or None)
         if KEY_SEPARATOR in name:
-            table, _, key = name.partition(KEY_SEPARATOR)
             _add_row(config, source, table, key, value)
         else:
             _add_table(config, source, name, value, flat)

@@ -15,7 +15,8 @@ Writes take native paths (origin ``sonic-db``) into CONFIG_DB. The switch's daem
 databases, so Set on APPL_DB, STATE_DB, ... is refused (sonic-gnmi writes APPL_DB for DASH; this
 switch has no DASH). Several elements after the table are a row key when the value is an object
 (``/CONFIG_DB/localhost/VLAN_MEMBER/Vlan100/Ethernet0`` = row ``Vlan100|Ethernet0``), else the last
-one is the field. Tables without a model are kept, as ``config load`` keeps them; values are checked
+one is the field. Table names are case-exact (``/port`` is a table ``port``, never ``PORT``). Tables
+without a model are kept, as ``config load`` keeps them; values are checked
 by the same whole-configuration validation. Failures raise :class:`SetFailed` (status ABORTED) naming
 the operation, its path, the specific code (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED) and the reason.
 """
@@ -37,6 +38,7 @@ from nos.config.transaction import Rows, TxResult, commit, private_rows
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, Config, ConfigConflict, ConfigDBConnector, Row
 from nos.db.errors import DbError
 from nos.schema.dbconfig import CONFIG_DB
+from nos.schema.tables import table_name_problem
 
 Kind = Literal["delete", "replace", "update"]
 SEPARATOR = "|"
@@ -124,6 +126,8 @@ def _writable(address: Address) -> None:
         raise Unimplemented(f"{address.db} is written by the switch's daemons; Set writes CONFIG_DB only")
     if address.table is not None and has_wildcard(address.table):
         raise InvalidArgument("a table name cannot be a wildcard")
+    if address.table is not None and (problem := table_name_problem(address.table)) is not None:
+        raise InvalidArgument(f"table name '{address.table}': {problem}")
 
 
 def _valued(draft: SetOp, address: Address, value: object) -> SetOp:

@@ -5,11 +5,12 @@ and applied atomically, or nothing changes and the error names the table, key an
 answers with the row-level JSON Patch the write would apply, and changes nothing. Keys with several
 parts use ``|`` (``Vlan100|Ethernet0``, URL-encoded as ``%7C`` if need be); a key may contain ``/``
 (``Ethernet0|10.0.0.0/31``), in the URL as is or as ``%2F``. In a JSON Patch path it is ``~1``.
+Table names are case-exact (``nos.schema.tables.table_name_problem``): ``/config/port/Ethernet0`` is a
+row of a table ``port`` (kept, reported in ``not_acted_on``), never of ``PORT``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
@@ -26,8 +27,8 @@ from nos.api.rest.write_params import Body, Flag, check_media_type
 from nos.config.transaction import JsonPatch, PatchError, Rows, TxResult, commit, normalise
 from nos.db import Table
 from nos.db.configdb import Config, Row, raw_to_typed
+from nos.schema.tables import table_name_problem
 
-TABLE_NAME = re.compile(r"[A-Z][A-Z0-9_-]*")  # ConfigDBConnector stores table names upper case
 JSON = ("application/json",)
 JSON_PATCH = ("application/json-patch+json", "application/json")
 
@@ -52,9 +53,10 @@ def content_type(*allowed: str) -> Callable[[Request], Awaitable[None]]:
 # ---- pure helpers ---------------------------------------------------------------------------------
 
 def check_table(table: str) -> None:
-    if not TABLE_NAME.fullmatch(table):
-        raise ApiError(400, f"table name '{table}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')",
-                       path=f"/{escape(table)}")
+    """400 for a name that cannot be a table (``table_name_problem``). The name is used as given:
+    ``port`` is a table of its own, kept and reported as not acted on, never ``PORT``."""
+    if (problem := table_name_problem(table)) is not None:
+        raise ApiError(400, f"table name '{table}': {problem}", path=f"/{escape(table)}")
 
 
 def check_key(table: str, key: str) -> None:
@@ -127,9 +129,9 @@ def check_patch_tables(operations: Sequence[dict[str, Any]]) -> None:
         if operation.get("path") == "" and isinstance(operation.get("value"), dict):
             names += [str(name) for name in operation["value"]]
         for name in names:
-            if not TABLE_NAME.fullmatch(name):
+            if (problem := table_name_problem(name)) is not None:
                 raise PatchError(index, str(operation.get("op")), str(operation.get("path")),
-                                 f"table name '{name}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')")
+                                 f"table name '{name}': {problem}")
 
 
 def rebase(operations: Sequence[models.PatchOperation], prefix: str) -> list[dict[str, Any]]:
@@ -232,7 +234,7 @@ def read_router(ctx: ApiContext) -> APIRouter:
     @api.get("/{table}/{key:path}", response_model=models.Row)
     def get_row(table: str, key: str) -> Any:
         """One row; multi-part keys use '|'."""
-        raw = Table(ctx.cdb.db, table.upper()).get(key) if key else None
+        raw = Table(ctx.cdb.db, table).get(key) if key else None
         if raw is None:
             raise ApiError(404, f"{table}|{key} does not exist", path=row_path(table, key))
         return json_response(raw_to_typed(raw))
