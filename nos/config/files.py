@@ -7,8 +7,8 @@ ConfigDBConnector do (a flat entry may also be a redis-dump record ``{"type": "h
 which is unwrapped): scalars become strings (``str(value)``), lists stay lists of strings, a field
 ``x@`` holding a comma-joined string is the list field ``x``, and the ``NULL`` placeholder of a
 field-less row is dropped. Table names are kept exactly as written (``port`` is not ``PORT``: see
-``nos.schema.tables.table_name_problem``); an empty one is refused. Files are written nested, sorted, indented by 4, like ``config save``, and
-replaced atomically.
+``nos.schema.tables.table_name_problem``); an empty one is refused. Files are written nested, sorted,
+indented by 4, like ``config save``, and replaced atomically.
 """
 
 from __future__ import annotations
