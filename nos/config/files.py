@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from nos.config.errors import ConfigFileError
+from nos.config.limits import TooDeep, loads
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, raw_to_typed, typed_to_raw
 from nos.schema.config import KEY_SEPARATOR, Config, Row, Value
 from nos.schema.tables import table_name_problem
@@ -29,6 +30,7 @@ __all__ = [
     "from_redis_fields",
     "parse_config",
     "read_config_file",
+    "read_json_file",
     "to_redis_fields",
     "write_config_file",
 ]
@@ -52,19 +54,29 @@ def read_config_file(path: str | os.PathLike[str]) -> Config:
     """Read a config_db.json file (nested or flat layout) into a Config.
 
     Raises ConfigFileError when the file cannot be read, is not JSON (the message gives line and
-    column), or is not shaped like a configuration.
+    column), nests deeper than ``nos.config.limits.MAX_DEPTH``, or is not shaped like a configuration.
     """
+    return parse_config(read_json_file(path), os.fspath(path))
+
+
+def read_json_file(path: str | os.PathLike[str]) -> object:
+    """A JSON file's document (config files, checkpoints, JSON Patch files). Raises ConfigFileError
+    naming the file: cannot be read (the OS's reason), not UTF-8, not JSON (line and column), or
+    nested deeper than the limit (checked before parsing: ``nos.config.limits``)."""
     source = os.fspath(path)
     try:
-        text = Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(source, f"cannot read: {exc}") from exc
+        data = Path(source).read_bytes()
+    except OSError as exc:
+        raise ConfigFileError(source, f"cannot read: {_reason(exc)}") from exc
     try:
-        document = json.loads(text)
+        return loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(source, f"cannot read: not UTF-8 text (byte {exc.start})") from exc
+    except TooDeep as exc:
+        raise ConfigFileError(source, str(exc)) from exc
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise ConfigFileError(source, reason) from exc
-    return parse_config(document, source)
 
 
 def parse_config(document: object, source: str = "<config>") -> Config:
@@ -191,7 +203,7 @@ def write_config_file(path: str | os.PathLike[str], config: Config) -> None:
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise ConfigFileError(str(target), f"cannot write: {exc}") from exc
+        raise ConfigFileError(str(target), f"cannot write: {_reason(exc)}") from exc
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -202,7 +214,13 @@ def write_config_file(path: str | os.PathLike[str], config: Config) -> None:
         _fsync_directory(target.parent)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)
-        raise ConfigFileError(str(target), f"cannot write: {exc}") from exc
+        raise ConfigFileError(str(target), f"cannot write: {_reason(exc)}") from exc
+
+
+def _reason(exc: OSError) -> str:
+    """The OS's reason alone (``No space left on device``): the message names the target, not the
+    temporary file beside it that the error was about."""
+    return exc.strerror or str(exc)
 
 
 def _fsync_directory(directory: Path) -> None:
