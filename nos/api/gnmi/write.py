@@ -18,7 +18,9 @@ switch has no DASH). Several elements after the table are a row key when the val
 one is the field. Table names are case-exact (``/port`` is a table ``port``, never ``PORT``). Tables
 without a model are kept, as ``config load`` keeps them; values are checked
 by the same whole-configuration validation. Failures raise :class:`SetFailed` (status ABORTED) naming
-the operation, its path, the specific code (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED) and the reason.
+the operation, its path, the specific code (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED) and the reason,
+except a value past the input limits (nested deeper than 64 levels: status INVALID_ARGUMENT, the
+request unread; larger than gRPC's 4 MiB message limit: RESOURCE_EXHAUSTED from grpc itself).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from nos.api.gnmi.encoding import decode
+from nos.api.gnmi.encoding import ValueTooDeep, decode
 from nos.api.gnmi.errors import GnmiError, InvalidArgument, Unimplemented
 from nos.api.gnmi.paths import Address, addresses, from_proto, has_wildcard
 from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
@@ -114,6 +116,8 @@ def _op(kind: Kind, proto: Any, val: Any, address: Address) -> SetOp:
         if val is None:
             raise InvalidArgument(f"the {kind} has no value")
         return _valued(draft, address, decode(val, address.text))
+    except ValueTooDeep as error:  # a request that cannot be read: INVALID_ARGUMENT, not a refused transaction
+        raise InvalidArgument(f"{kind} {error.message}; nothing applied") from None
     except GnmiError as error:
         raise fail(draft, error) from None
 
