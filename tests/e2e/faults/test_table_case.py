@@ -37,6 +37,7 @@ def test_a_lower_case_table_from_every_surface_is_kept_saved_and_boots_again(tmp
         (tmp_path / "port.json").write_text(json.dumps({"port": {"Ethernet0": {"mtu": "1500"}}}))
         loaded = sw.nos("config", "load", str(tmp_path / "port.json")).stdout
         assert "Kept but not acted on by this switch: port" in loaded
+        assert _ports(sw) == ports  # once: PORT|Ethernet0 replaced by {mtu: 1500}
         (tmp_path / "patch.json").write_text(json.dumps([{"op": "add", "path": "/port/Ethernet4",
                                                           "value": {"mtu": "1500"}}]))
         sw.nos("config", "apply-patch", str(tmp_path / "patch.json"))
