@@ -126,6 +126,8 @@ def save(file: Path | None, run_dir: str | None) -> None:
     path = file or run.saved_config_file
     try:
         rows = save_config(ConfigDBConnector(dbs[CONFIG_DB]), path)
+    except ConfigFileError as exc:  # a full disk, a read-only or missing directory: the file is as it was
+        fail(f"{exc}; {path} is as it was")
     finally:
         dbs.close()
     click.echo(f"Saved {rows} rows to {path}.")

@@ -22,7 +22,7 @@ from nos.cli.common import dry_run_option, run_dir_option
 from nos.cli.txn import DRY_RUN_BANNER, UNCHANGED, Planned, config_db, plan, refuse
 from nos.config import checkpoint
 from nos.config.errors import ConfigFileError
-from nos.config.files import read_config_file
+from nos.config.files import read_config_file, read_json_file
 from nos.config.transaction import PatchError, apply_json_patch
 from nos.db.configdb import Config, ConfigDBConnector
 from nos.runtime.rundir import RunDir
@@ -90,12 +90,9 @@ def _report(log: Log, planned: Planned, cdb: ConfigDBConnector, dry_run: bool) -
 
 def _read_patch(path: Path) -> list[dict[str, object]]:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        refuse(PatchError(None, "", "", f"cannot read {path}: {exc.strerror}"), "Failed to apply patch due to:")
-    except json.JSONDecodeError as exc:
-        refuse(PatchError(None, "", "", f"{path} is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"),
-               "Failed to apply patch due to:")
+        document = read_json_file(path)
+    except ConfigFileError as exc:
+        refuse(PatchError(None, "", "", str(exc)), "Failed to apply patch due to:")
     if not isinstance(document, list):
         refuse(PatchError(None, "", "", "a JSON Patch is a list of operations"), "Failed to apply patch due to:")
     return document

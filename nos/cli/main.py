@@ -1,4 +1,8 @@
-"""The ``nos`` command: ``nos up|down|status``, ``nos config ...``, ``nos show ...``, ``nos user|token ...``."""
+"""The ``nos`` command: ``nos up|down|status``, ``nos config ...``, ``nos show ...``, ``nos user|token ...``.
+
+No command ends in a traceback: what none of them handles is one line and exit status 1
+(``nos.cli.guard``; ``NOS_DEBUG=1`` adds the traceback).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import click
 
 from nos import __version__
 from nos.cli.config import config
+from nos.cli.guard import GuardedGroup
 from nos.cli.roce import roce
 from nos.cli.show import show
 from nos.cli.switch import down, redis_cli, status, up
@@ -14,7 +19,7 @@ from nos.cli.traffic import traffic
 from nos.cli.user import token, user
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=GuardedGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nos")
 def cli() -> None:
     """A SONiC-style switch with a simulated 128x400G ASIC."""
@@ -34,7 +39,7 @@ cli.add_command(trace)
 
 
 def main() -> None:
-    cli()
+    cli(prog_name="nos")
 
 
 if __name__ == "__main__":

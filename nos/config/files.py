@@ -6,8 +6,9 @@ top-level entry (a name with ``|`` is a flat row). Values are normalised the way
 ConfigDBConnector do (a flat entry may also be a redis-dump record ``{"type": "hash", "value": {...}}``,
 which is unwrapped): scalars become strings (``str(value)``), lists stay lists of strings, a field
 ``x@`` holding a comma-joined string is the list field ``x``, and the ``NULL`` placeholder of a
-field-less row is dropped. Files are written nested, sorted, indented by 4, like ``config save``, and
-replaced atomically.
+field-less row is dropped. Table names are kept exactly as written (``port`` is not ``PORT``: see
+``nos.schema.tables.table_name_problem``); an empty one is refused. Files are written nested, sorted,
+indented by 4, like ``config save``, and replaced atomically.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ import tempfile
 from pathlib import Path
 
 from nos.config.errors import ConfigFileError
+from nos.config.limits import TooDeep, loads
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, raw_to_typed, typed_to_raw
 from nos.schema.config import KEY_SEPARATOR, Config, Row, Value
+from nos.schema.tables import table_name_problem
 
 __all__ = [
     "Config",
@@ -27,6 +30,7 @@ __all__ = [
     "from_redis_fields",
     "parse_config",
     "read_config_file",
+    "read_json_file",
     "to_redis_fields",
     "write_config_file",
 ]
@@ -50,19 +54,29 @@ def read_config_file(path: str | os.PathLike[str]) -> Config:
     """Read a config_db.json file (nested or flat layout) into a Config.
 
     Raises ConfigFileError when the file cannot be read, is not JSON (the message gives line and
-    column), or is not shaped like a configuration.
+    column), nests deeper than ``nos.config.limits.MAX_DEPTH``, or is not shaped like a configuration.
     """
+    return parse_config(read_json_file(path), os.fspath(path))
+
+
+def read_json_file(path: str | os.PathLike[str]) -> object:
+    """A JSON file's document (config files, checkpoints, JSON Patch files). Raises ConfigFileError
+    naming the file: cannot be read (the OS's reason), not UTF-8, not JSON (line and column), or
+    nested deeper than the limit (checked before parsing: ``nos.config.limits``)."""
     source = os.fspath(path)
     try:
-        text = Path(source).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(source, f"cannot read: {exc}") from exc
+        data = Path(source).read_bytes()
+    except OSError as exc:
+        raise ConfigFileError(source, f"cannot read: {_reason(exc)}") from exc
     try:
-        document = json.loads(text)
+        return loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(source, f"cannot read: not UTF-8 text (byte {exc.start})") from exc
+    except TooDeep as exc:
+        raise ConfigFileError(source, str(exc)) from exc
     except json.JSONDecodeError as exc:
         reason = f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         raise ConfigFileError(source, reason) from exc
-    return parse_config(document, source)
 
 
 def parse_config(document: object, source: str = "<config>") -> Config:
@@ -72,8 +86,11 @@ def parse_config(document: object, source: str = "<config>") -> Config:
     flat = any(KEY_SEPARATOR in name for name in document)
     config: Config = {}
     for name, value in document.items():
+        table, _, key = name.partition(KEY_SEPARATOR)
+        problem = table_name_problem(table)
+        if problem is not None:
+            raise ConfigFileError(source, problem, table=name or None)
         if KEY_SEPARATOR in name:
-            table, _, key = name.partition(KEY_SEPARATOR)
             _add_row(config, source, table, key, value)
         else:
             _add_table(config, source, name, value, flat)
@@ -186,7 +203,7 @@ def write_config_file(path: str | os.PathLike[str], config: Config) -> None:
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:
-        raise ConfigFileError(str(target), f"cannot write: {exc}") from exc
+        raise ConfigFileError(str(target), f"cannot write: {_reason(exc)}") from exc
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -197,7 +214,13 @@ def write_config_file(path: str | os.PathLike[str], config: Config) -> None:
         _fsync_directory(target.parent)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)
-        raise ConfigFileError(str(target), f"cannot write: {exc}") from exc
+        raise ConfigFileError(str(target), f"cannot write: {_reason(exc)}") from exc
+
+
+def _reason(exc: OSError) -> str:
+    """The OS's reason alone (``No space left on device``): the message names the target, not the
+    temporary file beside it that the error was about."""
+    return exc.strerror or str(exc)
 
 
 def _fsync_directory(directory: Path) -> None:

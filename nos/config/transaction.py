@@ -27,6 +27,7 @@ import jsonpointer
 
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.config.files import is_normal_row, parse_config
+from nos.config.validate import case_hints
 from nos.config.validate_change import validate_change
 from nos.db.configdb import Config, ConfigConflict, ConfigDBConnector, Row, RowChange
 
@@ -344,10 +345,9 @@ def commit(cdb: ConfigDBConnector, build: Build, *, dry_run: bool = False, table
         if not report.ok:
             raise ConfigValidationError(report.errors)
         touched = set(mentioned(target) if mentioned else (c.table for c in changes))
-        result = TxResult(changes, False, generation,
-                          sorted(t for t in report.unknown_tables if t in touched),
-                          [u for u in report.unknown_fields if u[0] in touched],
-                          [str(w) for w in report.warnings if w.table in touched])
+        unknown = sorted(t for t in report.unknown_tables if t in touched)
+        result = TxResult(changes, False, generation, unknown, [u for u in report.unknown_fields if u[0] in touched],
+                          [str(w) for w in [*report.warnings, *case_hints(unknown)] if w.table in touched])
         if dry_run or not changes:
             return result
         try:

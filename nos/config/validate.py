@@ -17,7 +17,7 @@ are checked field by field with those rules, without building pydantic instances
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from nos.config.errors import ConfigError
@@ -37,10 +37,10 @@ from nos.schema.config import (
     field_rules,
     strip_brackets,
 )
-from nos.schema.config.registry import TABLES
+from nos.schema.config.registry import TABLES, case_twin
 from nos.schema.tables import CFG_PORT_TABLE_NAME
 
-__all__ = ["ConfigError", "RowWalk", "ValidationReport", "malformed", "validate_config"]
+__all__ = ["ConfigError", "RowWalk", "ValidationReport", "case_hints", "malformed", "validate_config"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,13 @@ def malformed(config: Config) -> Iterator[ConfigError]:
                 if not _is_value(value):
                     reason = "must be a string or a list of strings"
                     yield ConfigError(table, key, name, repr(value), reason)
+
+
+def case_hints(unknown: Iterable[str]) -> list[ConfigError]:
+    """A warning for each unknown table named like a modelled one in another case (``port``): it is
+    a table of its own, kept and not acted on; table names are case-exact."""
+    return [ConfigError(table, "", None, None, f"table names are case-exact: this is another table than {twin} "
+                        "(kept, not acted on)", warning=True) for table in unknown if (twin := case_twin(table))]
 
 
 def _is_value(value: object) -> bool:

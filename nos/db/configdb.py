@@ -5,8 +5,12 @@
 * ``set_entry`` replaces a row (fields it lacks are deleted), ``mod_entry`` merges, ``None`` deletes.
 * ``mod_config`` merges a whole configuration: a table given as None is deleted, ``{}`` is a no-op.
 
-Deviation, stated: keys are ``|``-joined strings everywhere (tuples are accepted on input), where
-SONiC's Python API returns tuples for multi-part keys. That is the config_db.json form.
+Deviations, stated: keys are ``|``-joined strings everywhere (tuples are accepted on input), where
+SONiC's Python API returns tuples for multi-part keys; that is the config_db.json form. Table names
+are used exactly as given (``nos.schema.tables.table_name_problem``: case-exact, no ``|``), where
+swss-common upper-cases the name a call is given but not the names ``get_config`` reads back; that
+split made a write to ``port`` land on ``PORT``. ``apply`` refuses a change whose table name breaks
+the rule (``ValueError``) before anything is written.
 Multi-row changes go through one Lua script (``apply``), so readers never see half of them.
 Every apply bumps ``NOS_CONFIG_GENERATION`` (a plain key, not a table); a transaction planned on a
 generation is applied only if no other apply came in between (``ConfigConflict`` otherwise). Writes
@@ -38,7 +42,12 @@ from nos.db.connector import DBConnector
 from nos.db.errors import DbError, map_redis_errors
 from nos.db.lua import lua
 from nos.db.table import Table
-from nos.schema.tables import CONFIG_APPLIED_CHANNEL, CONFIG_DB_GENERATION_KEY, CONFIG_DB_INITIALIZED_KEY
+from nos.schema.tables import (
+    CONFIG_APPLIED_CHANNEL,
+    CONFIG_DB_GENERATION_KEY,
+    CONFIG_DB_INITIALIZED_KEY,
+    table_name_problem,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +87,7 @@ class ConfigDBConnector:
         self.cache = ConfigCache(db) if cached else None
 
     def _hash(self, table: str, key: Key) -> str:
-        return f"{table.upper()}{self.sep}{join_key(key)}"
+        return f"{table}{self.sep}{join_key(key)}"
 
     # -- reads ---------------------------------------------------------------------------------
     def get_entry(self, table: str, key: Key) -> Row:
@@ -86,10 +95,10 @@ class ConfigDBConnector:
             return raw_to_typed(cast(dict[str, str], self.db.client.hgetall(self._hash(table, key))))
 
     def get_keys(self, table: str) -> list[str]:
-        return Table(self.db, table.upper()).keys()
+        return Table(self.db, table).keys()
 
     def get_table(self, table: str) -> dict[str, Row]:
-        return {key: raw_to_typed(raw) for key, raw in Table(self.db, table.upper()).get_all().items()}
+        return {key: raw_to_typed(raw) for key, raw in Table(self.db, table).get_all().items()}
 
     def get_config(self) -> Config:
         """The whole of CONFIG_DB as a config_db.json document, as it was between two applies."""
@@ -129,24 +138,24 @@ class ConfigDBConnector:
     # -- writes --------------------------------------------------------------------------------
     def set_entry(self, table: str, key: Key, data: Row | None) -> None:
         mode: Mode = "delete" if data is None else "replace"
-        self.apply([RowChange(table.upper(), join_key(key), mode, data)])
+        self.apply([RowChange(table, join_key(key), mode, data)])
 
     def mod_entry(self, table: str, key: Key, data: Row | None) -> None:
         mode: Mode = "delete" if data is None else "merge"
-        self.apply([RowChange(table.upper(), join_key(key), mode, data)])
+        self.apply([RowChange(table, join_key(key), mode, data)])
 
     def delete_table(self, table: str) -> None:
-        self.apply([RowChange(table.upper(), key, "delete") for key in self.get_keys(table)])
+        self.apply([RowChange(table, key, "delete") for key in self.get_keys(table)])
 
     def mod_config(self, config: Mapping[str, Mapping[str, Row | None] | None]) -> None:
         """Merge a configuration, atomically."""
         changes: list[RowChange] = []
         for table, rows in config.items():
             if rows is None:
-                changes += [RowChange(table.upper(), key, "delete") for key in self.get_keys(table)]
+                changes += [RowChange(table, key, "delete") for key in self.get_keys(table)]
                 continue
             for key, row in rows.items():
-                changes.append(RowChange(table.upper(), join_key(key), "delete" if row is None else "merge", row))
+                changes.append(RowChange(table, join_key(key), "delete" if row is None else "merge", row))
         self.apply(changes)
 
     def generation(self) -> int:
@@ -196,6 +205,8 @@ class ConfigDBConnector:
         written: list[Written] = []
         exact = True  # a merge's result depends on the row's fields: the cache reads those back
         for change in changes:
+            if (problem := table_name_problem(change.table)) is not None:
+                raise ValueError(f"table name {change.table!r}: {problem}; nothing applied")
             raw = {} if change.mode == "delete" else typed_to_raw(change.row)
             name = self._hash(change.table, change.key)
             args += [name, change.mode, str(len(raw))]

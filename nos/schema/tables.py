@@ -102,6 +102,27 @@ CFG_CRM_TABLE_NAME = "CRM"
 CFG_ROCE_TABLE_NAME = "ROCE"
 CFG_ROCE_SAVED_TABLE_NAME = "NOS_ROCE_SAVED"
 
+_CONFIG_SEPARATOR = "|"  # CONFIG_DB's (database_config.json): a row is the hash ``TABLE|key``
+
+
+def table_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a CONFIG_DB table name, or None when it can: THE rule, on every surface
+    (config files, JSON Patch, REST, gNMI, the DB layer).
+
+    Table names are case-exact, as the Redis keys they become are: ``port`` is another table than
+    ``PORT`` (one this switch does not model: kept, saved back, reported as not acted on), never a
+    spelling of it. swss-common's ConfigDBConnector upper-cases the table name it is given (``set_entry``,
+    ``mod_config``, ``get_table``) but not the names ``get_config`` reads back: that split once let
+    ``{"port": ...}`` be validated as an unknown table and then replace ``PORT`` rows. Nothing here
+    changes a name's case. Refused: the empty name, and a name holding the separator (its row would
+    read back as a row of another table)."""
+    if not name:
+        return "a table name cannot be empty"
+    if _CONFIG_SEPARATOR in name:
+        return f"a table name cannot contain '{_CONFIG_SEPARATOR}' (it separates the table from the key)"
+    return None
+
+
 # The init indicator written after a config load (a plain string key, not a table).
 CONFIG_DB_INITIALIZED_KEY = "CONFIG_DB_INITIALIZED"
 CONFIG_DB_GENERATION_KEY = "NOS_CONFIG_GENERATION"  # ours: bumped by every atomic CONFIG_DB apply

@@ -17,10 +17,13 @@ switch has no DASH), and so is any write of the switch's own ``NOS_*`` tables (`
 named or changed by a whole-DB replace or delete: PERMISSION_DENIED in the message, nothing applied.
 Several elements after the table are a row key when the value is an object
 (``/CONFIG_DB/localhost/VLAN_MEMBER/Vlan100/Ethernet0`` = row ``Vlan100|Ethernet0``), else the last
-one is the field. Tables without a model are kept, as ``config load`` keeps them; values are checked
+one is the field. Table names are case-exact (``/port`` is a table ``port``, never ``PORT``). Tables
+without a model are kept, as ``config load`` keeps them; values are checked
 by the same whole-configuration validation. Failures raise :class:`SetFailed` (status ABORTED) naming
 the operation, its path, the specific code (INVALID_ARGUMENT, NOT_FOUND, UNIMPLEMENTED,
-PERMISSION_DENIED) and the reason.
+PERMISSION_DENIED) and the reason,
+except a value past the input limits (nested deeper than 64 levels: status INVALID_ARGUMENT, the
+request unread; larger than gRPC's 4 MiB message limit: RESOURCE_EXHAUSTED from grpc itself).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from nos.api import internal
-from nos.api.gnmi.encoding import decode
+from nos.api.gnmi.encoding import ValueTooDeep, decode
 from nos.api.gnmi.errors import GnmiError, InvalidArgument, PermissionDenied, Unimplemented
 from nos.api.gnmi.paths import Address, addresses, from_proto, has_wildcard
 from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
@@ -41,6 +44,7 @@ from nos.config.transaction import Rows, TxResult, commit, private_rows
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, Config, ConfigConflict, ConfigDBConnector, Row
 from nos.db.errors import DbError
 from nos.schema.dbconfig import CONFIG_DB
+from nos.schema.tables import table_name_problem
 
 Kind = Literal["delete", "replace", "update"]
 SEPARATOR = "|"
@@ -116,6 +120,8 @@ def _op(kind: Kind, proto: Any, val: Any, address: Address) -> SetOp:
         if val is None:
             raise InvalidArgument(f"the {kind} has no value")
         return _valued(draft, address, decode(val, address.text))
+    except ValueTooDeep as error:  # a request that cannot be read: INVALID_ARGUMENT, not a refused transaction
+        raise InvalidArgument(f"{kind} {error.message}; nothing applied") from None
     except GnmiError as error:
         raise fail(draft, error) from None
 
@@ -130,6 +136,8 @@ def _writable(address: Address) -> None:
         raise InvalidArgument("a table name cannot be a wildcard")
     if address.table is not None and internal.is_internal(address.table):
         raise PermissionDenied(internal.refusal(address.table).removesuffix("; nothing applied"))
+    if address.table is not None and (problem := table_name_problem(address.table)) is not None:
+        raise InvalidArgument(f"table name '{address.table}': {problem}")
 
 
 def _valued(draft: SetOp, address: Address, value: object) -> SetOp:

@@ -1,5 +1,5 @@
 """``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N] [--run-dir DIR] [--config-dir DIR]
-[--auth-file PATH] [--tls-cert F --tls-key F [--tls-ca F]]``: the REST server.
+[--auth-file PATH] [--tls-cert F --tls-key F [--tls-ca F]] [--max-body SIZE] [--max-depth N]``: the REST server.
 
 With ``--fd`` (from ``nos up``) it serves on an inherited, already-listening socket. That socket is
 wrapped with its real family (``socket.socket(fileno=)`` detects it): uvicorn's own ``fd=`` wraps it as
@@ -29,7 +29,9 @@ import uvicorn
 
 from nos.api.auth import FILE_NAME, Authenticator, AuthError, ListenerRefused
 from nos.api.rest.app import create_app
+from nos.api.rest.limits import MAX_BODY, BodyLimits, parse_size
 from nos.api.tls import TlsError, TlsFiles
+from nos.config.limits import MAX_DEPTH
 from nos.daemon.logs import setup_logging
 from nos.db.connector import Databases
 
@@ -52,7 +54,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tls-ca", help="require client certificates signed by this CA (mutual TLS)")
     parser.add_argument("--daemons", default="", help="comma list of daemons whose heartbeat readiness needs")
     parser.add_argument("--log-level", default=os.environ.get("NOS_LOG_LEVEL", "INFO"))
+    parser.add_argument("--max-body", type=_size, default=os.environ.get("NOS_REST_MAX_BODY", str(MAX_BODY)),
+                        help=f"largest request body read, bytes or with K/M/G (default {MAX_BODY >> 20}M; "
+                             "larger: 413)")
+    parser.add_argument("--max-depth", type=_depth, default=os.environ.get("NOS_REST_MAX_DEPTH", str(MAX_DEPTH)),
+                        help=f"deepest JSON nesting of a body (default {MAX_DEPTH}; deeper: 400)")
     return parser.parse_args(argv)
+
+
+def _size(text: str) -> int:
+    try:
+        size = parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if size < 1:
+        raise argparse.ArgumentTypeError("must be at least 1 byte")
+    return size
+
+
+def _depth(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive number of levels: {text!r}")
+    return int(text)
 
 
 def inherited_socket(fd: int) -> socket.socket:
@@ -84,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"nos-rest: {exc}", file=sys.stderr)
         return 2
     daemons = tuple(d for d in args.daemons.split(",") if d)
-    app = create_app(Databases(args.redis), daemons, run_dir=args.run_dir, auth=auth, config_dir=args.config_dir)
+    limits = BodyLimits(args.max_body, args.max_depth)
+    app = create_app(Databases(args.redis), daemons, run_dir=args.run_dir, auth=auth, config_dir=args.config_dir,
+                     limits=limits)
     app.state.ctx.cdb.warm()  # CONFIG_DB into the write path's cache now, not on the first write
     kwargs: dict[str, Any] = tls.uvicorn_kwargs() if tls else {}
     if sock is None:
@@ -93,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     # uvicorn's ProxyHeadersMiddleware is one layer less on every request)
     config = uvicorn.Config(app, log_level=args.log_level.lower(), access_log=False, log_config=None,
                             proxy_headers=False, **kwargs)
-    log.info("rest.start listen=%s tls=%s credentials=%s", "fd" if sock else f"{args.host}:{args.port}",
-             "mutual" if tls and tls.mutual else bool(tls), "required" if auth.required else "none (loopback)")
+    log.info("rest.start listen=%s tls=%s credentials=%s max_body=%d max_depth=%d",
+             "fd" if sock else f"{args.host}:{args.port}", "mutual" if tls and tls.mutual else bool(tls),
+             "required" if auth.required else "none (loopback)", limits.max_bytes, limits.max_depth)
     gc.collect()
     gc.freeze()  # the startup heap (FastAPI, pydantic, the schema, the config cache: a 40+ ms full collection)
     #               out of the GC's walks

@@ -2,8 +2,8 @@
 
 Routers, one module per resource family (``routes/``): system (health, status), config (CONFIG_DB
 CRUD and JSON Patch), state, counters, operations and jobs. Every request but health and the docs
-passes the authentication middleware (``security.Guard``); every failure is a RESTCONF error body
-(``errors``).
+passes the authentication middleware (``security.Guard``), then the body limits (``limits``); every
+failure is a RESTCONF error body (``errors``).
 Routes that touch Redis are plain ``def`` so FastAPI runs the blocking calls in its threadpool.
 
 Routes are added to the application itself (``add_routes``), not with ``include_router``: FastAPI keeps
@@ -27,6 +27,7 @@ from nos import __version__
 from nos.api.auth import Authenticator
 from nos.api.rest import errors, write_params
 from nos.api.rest.context import ApiContext
+from nos.api.rest.limits import BodyLimits, LimitBodies
 from nos.api.rest.routes import config, counters, intents, operations, state, system, traffic
 from nos.api.rest.security import Guard
 from nos.db.connector import Databases
@@ -44,10 +45,12 @@ TELEMETRY_OFF: dict[str, Any] = (
 
 
 def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path | None = None,
-               auth: Authenticator | None = None, config_dir: Path | None = None) -> FastAPI:
+               auth: Authenticator | None = None, config_dir: Path | None = None,
+               limits: BodyLimits | None = None) -> FastAPI:
     """The application for the switch whose databases are ``dbs``; ``daemons`` are the heartbeats the
     status checks, ``run_dir`` holds the saved config and checkpoints, ``auth`` the credentials (None: open),
-    ``config_dir`` is where config-save and config-reload may name files (None: the run directory)."""
+    ``config_dir`` is where config-save and config-reload may name files (None: the run directory),
+    ``limits`` the largest and deepest request body read (``nos.api.rest.limits``; None: the defaults)."""
     ctx = ApiContext(dbs, run_dir, daemons, auth, config_dir)
 
     @asynccontextmanager
@@ -59,6 +62,7 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
                   lifespan=lifespan, **TELEMETRY_OFF)
     app.state.ctx = ctx
     errors.install(app)
+    app.add_middleware(LimitBodies, limits=limits)  # inside Guard: body size (413) and JSON nesting (400)
     app.add_middleware(Guard, auth=auth)  # every request but health and the docs: credentials and role
     add_routes(app, [system.health_router()])
     # Paths are matched in registration order (after FastAPI's own /docs and /openapi.json) and the

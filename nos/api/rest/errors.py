@@ -211,7 +211,8 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorBody, "description": text}
     for status, text in ((400, "invalid value, malformed body or refused configuration"),
                          (401, "authentication required"), (403, "the admin role is required"),
-                         (404, "no such resource"), (409, "conflict"), (415, "bad content type"))
+                         (404, "no such resource"), (409, "conflict"), (413, "request body over the size limit"),
+                         (415, "bad content type"))
 }
 
 __all__ = ["ApiError", "ERROR_RESPONSES", "ErrorBody", "ErrorEntry", "body", "entry", "escape", "install",

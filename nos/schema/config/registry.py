@@ -35,6 +35,17 @@ TABLES: Mapping[str, TableSchema] = MappingProxyType(
 )
 
 
+_FOLDED: Mapping[str, str] = MappingProxyType({name.casefold(): name for name in TABLES})
+
+
+def case_twin(table: str) -> str | None:
+    """The modelled table whose name is ``table``'s in another case (``PORT`` for ``port``), or None
+    (also for a modelled table itself). Only for telling a user why ``port`` is not acted on: table
+    names are case-exact (``nos.schema.tables.table_name_problem``) and nothing maps one to the other."""
+    twin = _FOLDED.get(table.casefold())
+    return twin if twin != table else None
+
+
 def schema_for(table: str) -> TableSchema | None:
     """The schema of a modelled table, or None."""
     return TABLES.get(table)

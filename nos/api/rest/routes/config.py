@@ -7,11 +7,12 @@ parts use ``|`` (``Vlan100|Ethernet0``, URL-encoded as ``%7C`` if need be); a ke
 (``Ethernet0|10.0.0.0/31``), in the URL as is or as ``%2F``. In a JSON Patch path it is ``~1``.
 The switch's own tables (``NOS_*``, ``nos.api.internal``) are read here like any other but never
 written: a write that names one, or would change one, is refused with 403 naming the table.
+Table names are case-exact (``nos.schema.tables.table_name_problem``): ``/config/port/Ethernet0`` is a
+row of a table ``port`` (kept, reported in ``not_acted_on``), never of ``PORT``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any
 
@@ -30,8 +31,8 @@ from nos.api.rest.write_params import Body, Flag, check_media_type
 from nos.config.transaction import JsonPatch, PatchError, Rows, TxResult, commit, normalise
 from nos.db import Table
 from nos.db.configdb import Config, Row, raw_to_typed
+from nos.schema.tables import table_name_problem
 
-TABLE_NAME = re.compile(r"[A-Z][A-Z0-9_-]*")  # ConfigDBConnector stores table names upper case
 JSON = ("application/json",)
 JSON_PATCH = ("application/json-patch+json", "application/json")
 
@@ -56,10 +57,11 @@ def content_type(*allowed: str) -> Callable[[Request], Awaitable[None]]:
 # ---- pure helpers ---------------------------------------------------------------------------------
 
 def check_table(table: str) -> None:
-    """A table a write route names: a table name, and not one of the switch's own (``nos.api.internal``)."""
-    if not TABLE_NAME.fullmatch(table):
-        raise ApiError(400, f"table name '{table}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')",
-                       path=f"/{escape(table)}")
+    """A table a write route names: a name that can be a table (``table_name_problem``; used as given:
+    ``port`` is a table of its own, kept and reported as not acted on, never ``PORT``), and not one of the
+    switch's own (``nos.api.internal``)."""
+    if (problem := table_name_problem(table)) is not None:
+        raise ApiError(400, f"table name '{table}': {problem}", path=f"/{escape(table)}")
     if internal.is_internal(table):
         raise internal_refused(table)
 
@@ -138,9 +140,9 @@ def check_patch_tables(operations: Sequence[dict[str, Any]]) -> None:
         if operation.get("path") == "" and isinstance(operation.get("value"), dict):
             names += [str(name) for name in operation["value"]]
         for name in names:
-            if not TABLE_NAME.fullmatch(name):
+            if (problem := table_name_problem(name)) is not None:
                 raise PatchError(index, str(operation.get("op")), str(operation.get("path")),
-                                 f"table name '{name}': CONFIG_DB tables are upper case (A-Z, 0-9, '_', '-')")
+                                 f"table name '{name}': {problem}")
 
 
 def rebase(operations: Sequence[models.PatchOperation], prefix: str) -> list[dict[str, Any]]:
@@ -249,7 +251,7 @@ def read_router(ctx: ApiContext) -> APIRouter:
     @api.get("/{table}/{key:path}", response_model=models.Row)
     def get_row(table: str, key: str) -> Any:
         """One row; multi-part keys use '|'."""
-        raw = Table(ctx.cdb.db, table.upper()).get(key) if key else None
+        raw = Table(ctx.cdb.db, table).get(key) if key else None
         if raw is None:
             raise ApiError(404, f"{table}|{key} does not exist", path=row_path(table, key))
         return json_response(raw_to_typed(raw))

@@ -62,7 +62,8 @@ def test_apply_patch_dry_run_and_unreadable_patches(sku_config, raw, run_dir, tm
     assert "Patch Applier: localhost: dry run: 3 changes not applied." in result.output
     assert '  * [{"op": "add", "path": "/VLAN/Vlan100", "value": {"vlanid": "100"}}]' in result.output
     (tmp_path / "bad.json").write_text("[{")
-    assert "is not JSON" in nos(run_dir, "config", "apply-patch", str(tmp_path / "bad.json"), code=2).output
+    assert "bad.json: invalid JSON at line 1" in nos(run_dir, "config", "apply-patch", str(tmp_path / "bad.json"),
+                                                     code=2).output
     assert "a JSON Patch is a list" in nos(run_dir, "config", "apply-patch", _write(tmp_path / "o.json", {}),
                                             code=2).output
     assert config_dump(raw) == before

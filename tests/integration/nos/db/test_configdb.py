@@ -151,3 +151,28 @@ def test_a_read_that_never_finds_a_quiet_moment_gives_up_with_a_conflict(dbs, mo
     monkeypatch.setattr(client, "pipeline", pipeline)
     with pytest.raises(ConfigConflict, match=f"gave up after {READ_ATTEMPTS} reads"):
         cdb.get_config()
+
+
+def test_table_names_are_used_exactly_as_given(dbs, raw):
+    """``port`` is a table of its own: no call reads or writes ``PORT`` for it (swss-common upper-cases)."""
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    cdb.set_entry("PORT", "Ethernet0", {"lanes": "0,1,2,3", "mtu": "9100"})
+    cdb.set_entry("port", "Ethernet0", {"mtu": "1500"})
+    cdb.mod_entry("port", "Ethernet4", {"mtu": "1500"})
+    cdb.mod_config({"Port": {"Ethernet8": {"mtu": "1500"}}})
+    assert raw(4).hgetall("PORT|Ethernet0") == {"lanes": "0,1,2,3", "mtu": "9100"}
+    assert raw(4).hgetall("port|Ethernet0") == {"mtu": "1500"} and raw(4).exists("Port|Ethernet8")
+    assert cdb.get_entry("port", "Ethernet0") == {"mtu": "1500"} and cdb.get_keys("PORT") == ["Ethernet0"]
+    assert set(cdb.get_table("port")) == {"Ethernet0", "Ethernet4"}
+    assert set(cdb.get_config()) == {"PORT", "port", "Port"}
+    cdb.delete_table("port")
+    cdb.mod_config({"Port": None})
+    assert cdb.get_config() == {"PORT": {"Ethernet0": {"lanes": "0,1,2,3", "mtu": "9100"}}}
+
+
+def test_a_table_name_holding_the_separator_is_refused_before_anything_is_written(dbs, raw):
+    cdb = ConfigDBConnector(dbs["CONFIG_DB"])
+    with pytest.raises(ValueError, match="cannot contain '|'"):
+        cdb.apply([RowChange("VLAN", "Vlan100", "replace", {"vlanid": "100"}),
+                   RowChange("PORT|Ethernet0", "x", "replace", {"mtu": "1500"})])
+    assert raw(4).keys("*") == []

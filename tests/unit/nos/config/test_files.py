@@ -242,3 +242,17 @@ def test_a_row_is_normal_when_normalising_gives_it_back(row: object, normal: boo
     assert is_normal_row(row) is normal
     if normal:
         assert parse_config({"PORT": {"Ethernet0": row}}) == {"PORT": {"Ethernet0": row}}
+
+
+def test_table_names_are_kept_exactly_as_written():
+    """``port`` is another table than ``PORT`` (case-exact, as Redis keys are), in both layouts."""
+    config = parse_config({"PORT": {"Ethernet0": {"mtu": 9100}}, "port": {"Ethernet0": {"mtu": 1500}},
+                           "Port|Ethernet4": {"mtu": "1500"}})
+    assert config == {"PORT": {"Ethernet0": {"mtu": "9100"}}, "port": {"Ethernet0": {"mtu": "1500"}},
+                      "Port": {"Ethernet4": {"mtu": "1500"}}}
+
+
+@pytest.mark.parametrize("document", [{"": {"Ethernet0": {}}}, {"|Ethernet0": {"mtu": "1500"}}])
+def test_an_empty_table_name_is_refused(document):
+    with pytest.raises(ConfigFileError, match="a table name cannot be empty"):
+        parse_config(document, "f.json")
