@@ -7,8 +7,9 @@ again (the RoCE intent's expansion, buffermgrd's lossless PGs): when the daemons
 asked for and CONFIG_DB has moved on, the wait goes on to the newer generation, a few times at most
 (other clients' writes must not keep a waiter forever).
 
-A switch whose daemons never recorded any progress (only Redis runs: tests, a database alone) has no
-pipeline to wait for: ``wait_applied`` says so and returns at once.
+A switch without any of these daemons (only Redis runs: tests, a database alone) has no pipeline to
+wait for: ``wait_applied`` says so and returns at once. A daemon that is there (it has a row) but has
+not recorded any progress yet (it is starting, or replaying) is waited for like one that lags.
 """
 
 from __future__ import annotations
@@ -49,9 +50,9 @@ def current_generation(dbs: Databases) -> int:
 
 
 def hop_rows(dbs: Databases) -> dict[str, dict[str, str]]:
-    """The daemons' rows that record progress, by daemon."""
+    """The rows of the pipeline's daemons that are there, by daemon."""
     rows = Table(dbs[STATE_DB], STATE_NOS_DAEMON_TABLE_NAME).get_all()
-    return {name: row for name, row in rows.items() if name in HOPS and PROGRESS_FIELD in row}
+    return {name: row for name, row in rows.items() if name in HOPS}
 
 
 def lagging(rows: dict[str, dict[str, str]], generation: int) -> str | None:
@@ -63,7 +64,8 @@ def lagging(rows: dict[str, dict[str, str]], generation: int) -> str | None:
         have = int(row.get(PROGRESS_FIELD, "0") or 0)
         if have < generation:
             status = row.get("status", "unknown")
-            return f"{name} has processed generation {have} (status {status})"
+            done = f"has processed generation {have}" if PROGRESS_FIELD in row else "has not processed any yet"
+            return f"{name} {done} (status {status})"
     return None
 
 
@@ -83,7 +85,7 @@ def wait_applied(dbs: Databases, generation: int | None = None, timeout: float =
             if newer > target and follow_ups < FOLLOW_UPS:
                 target, follow_ups = newer, follow_ups + 1
                 continue
-            return Applied(target, {n: int(r[PROGRESS_FIELD] or 0) for n, r in rows.items()},
+            return Applied(target, {n: int(r.get(PROGRESS_FIELD) or 0) for n, r in rows.items()},
                            time.monotonic() - started)
         if time.monotonic() >= deadline:
             raise NotApplied(f"CONFIG_DB generation {target} not applied within {timeout:g} s: {behind}; "

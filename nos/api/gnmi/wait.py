@@ -1,7 +1,7 @@
 """A gNMI Set that waits until its change has reached the ASIC: metadata ``nos-wait: applied``.
 
-gNMI has no field for it; the metadata key is ours (pygnmi: ``gNMIclient(...).set(...)`` after
-``client._metadata.append(("nos-wait", "applied"))``, or any gRPC client's call metadata). Without it a
+gNMI has no field for it; the metadata key is ours (any gRPC client's call metadata; pygnmi keeps its
+metadata private: ``client._gNMIclient__metadata.append(("nos-wait", "applied"))`` before ``set``). Without it a
 Set is answered once CONFIG_DB holds the change. With it, the answer waits until the pipeline has
 processed the change (``nos.config.applied``); not in time: DEADLINE_EXCEEDED naming the hop that lags
 (the change stays in CONFIG_DB).
