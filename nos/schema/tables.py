@@ -105,6 +105,9 @@ CFG_ROCE_SAVED_TABLE_NAME = "NOS_ROCE_SAVED"
 # The init indicator written after a config load (a plain string key, not a table).
 CONFIG_DB_INITIALIZED_KEY = "CONFIG_DB_INITIALIZED"
 CONFIG_DB_GENERATION_KEY = "NOS_CONFIG_GENERATION"  # ours: bumped by every atomic CONFIG_DB apply
+# Ours: the channel every atomic CONFIG_DB apply publishes its rows on (config_apply.lua), read by the
+# supervisor's journal (nos.runtime.config_journal).
+CONFIG_DB_JOURNAL_CHANNEL = "NOS_CONFIG_JOURNAL"
 
 # ---- STATE_DB ---------------------------------------------------------------------------------
 STATE_PORT_TABLE_NAME = "PORT_TABLE"
