@@ -4,7 +4,8 @@ queued (the IO half of ``nos.runtime.convergence``).
 Redis has no count of keys by prefix, so APPL_DB is walked once with SCAN (1,000 keys a call: each call
 holds Redis ~0.3 ms, so a route load is not stalled; ~0.1 s for 100,000 routes). Both the rows a
 consumer has taken (``ROUTE_TABLE:<key>``) and those still queued (``_ROUTE_TABLE:<key>``, with the
-key in ``ROUTE_TABLE_KEY_SET``) count; a queued delete (``ROUTE_TABLE_DEL_SET``) does not.
+key in ``ROUTE_TABLE_KEY_SET``) count; a queued delete (``ROUTE_TABLE_DEL_SET``) does not. The key and
+delete sets are read before the walk (see ``TableKeys.wanted``).
 
 Which ROUTE_TABLE rows are no ASIC route is routeorch's decision (``orchagent/orchs/route_plan.py``:
 a route over eth0, docker0, lo or a Loopback is removed from the ASIC; a single interface route over
@@ -23,7 +24,7 @@ from typing import cast
 
 from nos.db.connector import DBConnector
 from nos.db.errors import map_redis_errors
-from nos.db.producer_state import del_set_name
+from nos.db.producer_state import del_set_name, key_set_name
 from nos.schema.tables import APP_INTF_TABLE_NAME, APP_PORT_TABLE_NAME, APP_ROUTE_TABLE_NAME
 
 SCAN_COUNT = 1000
@@ -39,16 +40,21 @@ TABLES = (APP_ROUTE_TABLE_NAME, APP_INTF_TABLE_NAME, APP_PORT_TABLE_NAME)
 
 @dataclass
 class TableKeys:
-    """The keys of one APPL_DB producer-state table: taken by the consumer, queued, queued deletes."""
+    """The keys of one APPL_DB producer-state table: taken by the consumer (``T:k``), queued with
+    fields (``_T:k``), and the queue's key and delete sets as read before the walk."""
 
     taken: set[str] = field(default_factory=set)
     queued: set[str] = field(default_factory=set)
-    deletes: set[str] = field(default_factory=set)
+    pending: set[str] = field(default_factory=set)   # T_KEY_SET
+    deletes: set[str] = field(default_factory=set)   # T_DEL_SET
 
     @property
     def wanted(self) -> set[str]:
-        """Keys APPL_DB asks for once the queue is consumed."""
-        return (self.taken | self.queued) - (self.deletes - self.queued)
+        """Keys APPL_DB asks for once the queue is consumed. The sets are read before the walk, so a
+        key the consumer moves from ``_T:k`` to ``T:k`` while SCAN passes (and so may see in neither)
+        is still counted; only what is written during the walk may be missed."""
+        sets = self.pending - self.deletes
+        return (self.taken | self.queued | sets) - (self.deletes - self.queued)
 
 
 def sort_name(name: str, keys: dict[str, TableKeys]) -> None:
@@ -65,6 +71,13 @@ def scan_tables(appl: DBConnector, tables: Iterable[str] = TABLES) -> dict[str, 
     keys = {table: TableKeys() for table in tables}
     client = appl.client
     with map_redis_errors("scan APPL_DB"):
+        pipe = client.pipeline(transaction=False)
+        for table in keys:
+            pipe.smembers(key_set_name(table))
+            pipe.smembers(del_set_name(table))
+        sets = pipe.execute()
+        for i, found in enumerate(keys.values()):
+            found.pending, found.deletes = cast(set[str], sets[2 * i]), cast(set[str], sets[2 * i + 1])
         cursor = 0
         while True:
             cursor, names = cast(tuple[int, list[str]], client.scan(cursor, count=SCAN_COUNT))
@@ -72,8 +85,6 @@ def scan_tables(appl: DBConnector, tables: Iterable[str] = TABLES) -> dict[str, 
                 sort_name(name, keys)
             if not cursor:
                 break
-        for table, found in keys.items():
-            found.deletes = cast(set[str], client.smembers(del_set_name(table)))
     return keys
 
 

@@ -142,7 +142,7 @@ def read_route_figures(dbs: Databases, keys: Mapping[str, census.TableKeys], ref
         k for k in intfs.wanted if rejected_key(APPL_DB, APP_INTF_TABLE_NAME, k) not in refused)
     route_refused = {k for k in wanted if rejected_key(APPL_DB, APP_ROUTE_TABLE_NAME, k) in refused}
     figures = RouteFigures(
-        asic=asic, wanted=len(wanted), queued=len(routes.queued | routes.deletes), refused=len(route_refused),
+        asic=asic, wanted=len(wanted), queued=len(routes.pending | routes.deletes), refused=len(route_refused),
         defaults=sum(1 for k in wanted - route_refused if census.is_default_route(k)),
         ip2me=census.ip2me_count(addresses))
     if not count_not_asic or figures.asic >= figures.expected:

@@ -19,7 +19,9 @@ def test_names_are_sorted_by_table_and_queue():
     routes = keys["ROUTE_TABLE"]
     assert routes.taken == {"10.0.0.0/24", "fc00::/64"} and routes.queued == {"10.0.1.0/24", "10.0.0.0/24"}
     routes.deletes = {"fc00::/64", "10.0.1.0/24"}  # a delete then a set of 10.0.1.0/24: wanted
-    assert routes.wanted == {"10.0.0.0/24", "10.0.1.0/24"}
+    routes.pending = {"10.0.1.0/24", "10.0.0.0/24", "fc00::/64", "10.0.9.0/24"}
+    # 10.0.9.0/24 was queued when the sets were read and taken while SCAN passed: still wanted
+    assert routes.wanted == {"10.0.0.0/24", "10.0.1.0/24", "10.0.9.0/24"}
     assert keys["INTF_TABLE"].taken == {"Ethernet0:10.0.0.0/31"} and keys["PORT_TABLE"].taken == {"Ethernet0"}
 
 
