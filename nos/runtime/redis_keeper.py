@@ -81,7 +81,7 @@ class RedisKeeper:
 
     def start_journal(self) -> None:
         """Follow CONFIG_DB from now on (after the startup config is loaded)."""
-        self.journal = ConfigJournal(JournalFiles(self.run.path), lambda: journal_client(self._listen_url()))
+        self.journal = ConfigJournal(JournalFiles(self.run.path), self._listen_url)
         self.journal.start()
 
     def stop(self) -> None:

@@ -28,7 +28,7 @@ def server(tmp_path):
 
 
 def journal_for(server, directory):
-    journal = ConfigJournal(JournalFiles(directory), lambda: journal_client(server.listen_url))
+    journal = ConfigJournal(JournalFiles(directory), lambda: server.listen_url)
     journal.start()
     return journal
 
