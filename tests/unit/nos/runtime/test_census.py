@@ -12,10 +12,10 @@ from orchagent.orchs import route_plan as rp
 
 def test_names_are_sorted_by_table_and_queue():
     keys = {t: census.TableKeys() for t in census.TABLES}
-    for name in ("ROUTE_TABLE:10.0.0.0/24", "_ROUTE_TABLE:10.0.1.0/24", "_ROUTE_TABLE:10.0.0.0/24",
-                 "ROUTE_TABLE:fc00::/64", "ROUTE_TABLE_KEY_SET", "INTF_TABLE:Ethernet0:10.0.0.0/31",
-                 "PORT_TABLE:Ethernet0", "NEIGH_TABLE:Ethernet0:10.0.0.1", "BUFFER_PG_TABLE:Ethernet0:3-4"):
-        census.sort_name(name, keys)
+    census.sort_names(["ROUTE_TABLE:10.0.0.0/24", "_ROUTE_TABLE:10.0.1.0/24", "_ROUTE_TABLE:10.0.0.0/24",
+                       "ROUTE_TABLE:fc00::/64", "ROUTE_TABLE_KEY_SET", "INTF_TABLE:Ethernet0:10.0.0.0/31",
+                       "PORT_TABLE:Ethernet0", "NEIGH_TABLE:Ethernet0:10.0.0.1", "BUFFER_PG_TABLE:Ethernet0:3-4"],
+                      keys)
     routes = keys["ROUTE_TABLE"]
     assert routes.taken == {"10.0.0.0/24", "fc00::/64"} and routes.queued == {"10.0.1.0/24", "10.0.0.0/24"}
     routes.deletes = {"fc00::/64", "10.0.1.0/24"}  # a delete then a set of 10.0.1.0/24: wanted
