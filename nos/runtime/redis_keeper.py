@@ -31,6 +31,7 @@ from nos.schema.dbconfig import default_db_config
 from nos.schema.tables import CONFIG_DB_GENERATION_KEY
 
 NON_CONFIG_DBS = ("APPL_DB", "ASIC_DB", "COUNTERS_DB", "FLEX_COUNTER_DB", "STATE_DB", "APPL_STATE_DB")
+RETRY_MAX_S = 5.0  # between tries to bring Redis back (an external one is only pinged)
 JOURNAL_DRAIN_S = 2.0  # how long to let the journal read what Redis wrote before it died
 
 Event = Callable[[str, str], None]
@@ -141,7 +142,7 @@ class RedisKeeper:
         try:
             cold, restored, generation = self._bring_back()
         except (RedisStartError, redis.RedisError, OSError) as exc:
-            delay = backoff_delay(self._failures)
+            delay = min(backoff_delay(self._failures), RETRY_MAX_S)
             self._failures += 1
             self._next_try = now + delay
             self.event("redis", f"Redis not back yet ({exc}); trying again in {delay:.0f}s")
