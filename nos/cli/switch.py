@@ -7,7 +7,6 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
@@ -16,18 +15,24 @@ from nos.cli.common import fail, json_option, print_json, print_table, run_dir_o
 from nos.cli.show.errors import gather_errors
 from nos.config.errors import ConfigFileError, ConfigValidationError
 from nos.db.connector import Databases
-from nos.runtime import procs, readiness
+from nos.runtime import procs
 from nos.runtime.redis_server import RedisNotFound, RedisStartError, find_redis_cli
 from nos.runtime.rundir import RunDir
 from nos.runtime.startup import StartupError
-from nos.runtime.switch import BootError, Supervisor, UpOptions, check_listeners, tls_from_record
+from nos.runtime.status import collect_status
+from nos.runtime.switch import BootError, Supervisor, UpOptions, check_listeners
 
 _DETACHED_ENV = "NOS_UP_DETACHED"
 _BOOT_ERRORS = (BootError, StartupError, RedisNotFound, RedisStartError, ConfigFileError, ConfigValidationError)
 
 
 def _endpoint_lines(endpoints: dict[str, str], run: RunDir) -> list[str]:
-    lines = [f"  {name:<10} {value}" for name, value in endpoints.items()]
+    lines = []
+    for name, value in endpoints.items():
+        if name == "redis_tcp" and "redis_password_file" in endpoints:
+            value += f"  (password in {endpoints['redis_password_file']})"
+        if name != "redis_password_file":
+            lines.append(f"  {name:<10} {value}")
     return [*lines, f"  {'run dir':<10} {run.path}"]
 
 
@@ -154,45 +159,13 @@ def down(run_dir: str | None, timeout: float) -> None:
     click.echo(f"Switch in {run.path} stopped.")
 
 
-def collect_status(run: RunDir) -> dict[str, Any]:
-    pid = run.supervisor_pid()
-    state = run.boot_state() or {}
-    endpoints = run.endpoints()
-    out: dict[str, Any] = {"run_dir": str(run.path), "pid": pid, "state": "down", "ready": False,
-                           "sku": state.get("sku"), "endpoints": endpoints or {}, "checks": []}
-    if pid is None:
-        return out
-    if not endpoints:
-        out["state"] = state.get("state", "booting")
-        return out
-    dbs = Databases(endpoints["redis"])
-    try:
-        checks = [readiness.check_redis(dbs)]
-        if checks[0].ok:
-            rows = readiness.daemon_rows(dbs)
-            checks += [readiness.check_daemon(dbs, d, rows) for d in state.get("heartbeat_daemons", [])]
-            checks.append(readiness.check_port_config_done(dbs))
-            checks.append(readiness.check_ports_created(dbs))
-        if "rest" in endpoints:
-            tls = tls_from_record(state.get("tls"))
-            checks.append(readiness.check_http("rest", endpoints["rest"] + "/api/v1/health", tls=tls))
-        if "gnmi" in endpoints:
-            checks.append(readiness.check_gnmi(run))
-    finally:
-        dbs.close()
-    out["checks"] = readiness.as_dicts(checks)
-    out["ready"] = readiness.all_ok(checks)
-    out["state"] = "ready" if out["ready"] else "degraded"
-    if state.get("started_at"):
-        out["uptime_seconds"] = round(time.time() - float(state["started_at"]), 1)
-    return out
-
-
 @click.command()
 @run_dir_option
 @json_option
 def status(run_dir: str | None, as_json: bool) -> None:
-    """Is the switch up and ready? (exit 0 ready, 1 not running, 2 running but not ready)"""
+    """Is the switch up and ready? (exit 0 ready, 1 not running, 2 running but not ready: converging or
+    degraded). Ready means every process is alive with a fresh heartbeat, nothing waits in any hop of
+    the pipeline and the ASIC holds the ports and routes APPL_DB asks for."""
     info = collect_status(RunDir.resolve(run_dir))
     if as_json:
         print_json(info)

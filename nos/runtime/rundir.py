@@ -7,7 +7,11 @@ Files: ``endpoints.json`` (written once the switch is ready), ``supervisor.pid``
 (boot progress, for ``nos up -d``), ``database_config.json`` (SONiC's, rendered with this switch's
 socket and port), ``config_db.json`` (the saved startup configuration), ``credentials.json`` (API
 users and tokens, hashes only), ``gnmi.json`` (the gNMI server's pid, bound address and port, and its
-local socket ``gnmi.sock``), ``logs/<daemon>.log``.
+local socket ``gnmi.sock``), ``redis.sock`` (Redis: owner only, no password), ``redis.pass`` (the
+password of the Redis TCP endpoint, mode 600; kept across runs), ``config_snapshot.json`` and
+``config_journal.jsonl`` (CONFIG_DB's journal while the switch runs, see ``nos.runtime.journal_files``),
+``redis.log``, ``logs/<daemon>.log`` and ``logs/supervisor.log`` (the supervisor's events: restarts
+with their causes, Redis recoveries).
 """
 
 from __future__ import annotations
@@ -78,6 +82,10 @@ class RunDir:
     @property
     def credentials_file(self) -> Path:
         return self.path / "credentials.json"
+
+    @property
+    def redis_password_file(self) -> Path:
+        return self.path / "redis.pass"
 
     @property
     def gnmi_status_file(self) -> Path:

@@ -1,11 +1,16 @@
 """The supervisor behind ``nos up``: one whole switch, started, watched and stopped.
 
 Boot: the management listeners are checked first (TLS files usable; a non-loopback ``--bind`` needs
-credentials), then Redis (embedded, or ``--redis URL``) -> startup config validated and loaded into
-CONFIG_DB -> daemons started (syncd, orchagent, cfgmgrd, REST, gNMI) -> readiness awaited ->
-``endpoints.json`` written. Then it watches its children (a daemon that dies is restarted with
-back-off and counted in STATE_DB) until SIGINT or SIGTERM, and stops everything it started, in
-reverse order.
+credentials), then Redis (embedded on its unix socket, or ``--redis URL``) -> startup config validated
+and loaded into CONFIG_DB -> CONFIG_DB's journal started -> daemons started (syncd, orchagent, cfgmgrd,
+the Redis TCP guard, REST, gNMI) -> readiness awaited -> ``endpoints.json`` written. Then it watches its
+children until SIGINT or SIGTERM, and stops everything it started, in reverse order:
+
+* a child that dies is started again with back-off (``children``); its exit cause and restart count go
+  to STATE_DB ``NOS_DAEMON_TABLE|<name>`` and, with the time, to ``logs/supervisor.log``;
+* when Redis dies it is started again with CONFIG_DB put back from the journal (``redis_keeper``);
+  meanwhile the daemons wait (no back-off is used), then the pipeline is restarted cold so that
+  APPL_DB, ASIC_DB and STATE_DB are rebuilt. The unix socket path and the TCP endpoint stay the same.
 
 REST serves on a socket the supervisor binds and passes down (``--fd``). gRPC cannot adopt a socket,
 so the gNMI server binds its own port (8080 if free, else any; ``--gnmi-port 0`` any) and reports it
@@ -15,9 +20,9 @@ the same endpoint. Both servers get the same ``--bind`` address, credentials fil
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -28,28 +33,43 @@ from pathlib import Path
 from nos.api.auth import Authenticator, AuthError, ListenerRefused
 from nos.api.tls import TlsError, TlsFiles
 from nos.config.apply import reload_config
+from nos.daemon.runner import EXIT_DB_GONE
 from nos.db import ConfigDBConnector, Table
 from nos.db.connector import Databases
-from nos.runtime import procs, readiness
-from nos.runtime.redis_server import RedisServer, port_is_free
+from nos.db.errors import DbError
+from nos.runtime import convergence, readiness
+from nos.runtime.children import HELD, Daemon
+from nos.runtime.listeners import (
+    BootError,
+    display_host,
+    free_or_any,
+    listen_socket,
+    tls_from_record,
+    tls_record,
+)
+from nos.runtime.redis_guard import ensure_password_file
+from nos.runtime.redis_keeper import NON_CONFIG_DBS, RedisKeeper
+from nos.runtime.redis_server import DEFAULT_REDIS_PORT
 from nos.runtime.rundir import RunDir, write_json_atomic
 from nos.runtime.startup import Startup, choose_startup
 from nos.schema.dbconfig import CONFIG_DB, STATE_DB, default_db_config
 from nos.schema.tables import STATE_NOS_DAEMON_TABLE_NAME
+
+__all__ = ["BootError", "Supervisor", "UpOptions", "check_listeners", "tls_from_record"]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_REST_PORT = 8000
 DEFAULT_GNMI_PORT = 8080
 READY_TIMEOUT_S = 60.0
 # (name, module) of the daemons, in start order (each is also runnable alone: python -m <module>)
 DAEMONS = (("syncd", "syncd_sim"), ("orchagent", "orchagent"), ("cfgmgrd", "nos.cfgmgr"))
+GUARD = ("redis_guard", "nos.runtime.redis_guard")
 API_SERVERS = ("rest", "gnmi")  # children without a STATE_DB heartbeat; readiness asks them directly
-_RESTART_BACKOFF_MAX_S = 30.0
+NO_HEARTBEAT = (GUARD[0], *API_SERVERS)
+REDIS_ROW = "redis"  # NOS_DAEMON_TABLE row of Redis itself (written by the supervisor)
 
 Progress = Callable[[str, str], None]
-
-
-class BootError(RuntimeError):
-    """Raised when the switch cannot boot; the message says what failed and where to look."""
 
 
 @dataclass
@@ -82,71 +102,12 @@ def auth_file(options: UpOptions, run: RunDir) -> Path:
     return options.auth_file if options.auth_file is not None else run.credentials_file
 
 
-def display_host(bind: str) -> str:
-    """The address clients on this host use for a listener bound to ``bind``."""
-    if bind in ("", "0.0.0.0", "::", "[::]"):
-        return "127.0.0.1"
-    return f"[{bind}]" if ":" in bind and not bind.startswith("[") else bind
-
-
-@dataclass
-class Daemon:
-    """A child process of the switch."""
-
-    name: str
-    argv: list[str]
-    log: Path
-    pass_fds: tuple[int, ...] = ()
-    proc: subprocess.Popen[bytes] | None = None
-    restarts: int = 0
-    next_start: float = 0.0
-
-    def start(self) -> None:
-        self.proc = procs.spawn(self.argv, log_path=self.log, pass_fds=self.pass_fds)
-
-
-def free_or_any(port: int | None, default: int, host: str) -> int:
-    """The port to ask for: the one given, else ``default`` when free, else 0 (any)."""
-    if port is not None:
-        return port
-    try:
-        return default if port_is_free(default, host) else 0
-    except OSError:  # not an IPv4 address: let the bind pick
-        return 0
-
-
-def listen_socket(port: int | None, default: int, what: str, host: str = "127.0.0.1") -> socket.socket:
-    """A bound, listening TCP socket on ``host`` for a server child to inherit. Without a port given, the
-    default is tried and any free port taken if another process got the default in the meantime."""
-    chosen = free_or_any(port, default, host)
-    try:
-        family = socket.getaddrinfo(host.strip("[]"), chosen, type=socket.SOCK_STREAM)[0][0]
-    except socket.gaierror as exc:
-        raise BootError(f"--bind {host}: not an address of this host ({exc.strerror})") from exc
-    attempts = [chosen, 0] if port is None and chosen else [chosen]
-    for attempt in attempts:
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((host.strip("[]"), attempt))
-        except OSError as exc:
-            sock.close()
-            if attempt == attempts[-1]:
-                raise BootError(f"{what} port {attempt} on {host} is not available ({exc.strerror}); "
-                                "use 0 to pick a free one") from exc
-            continue
-        sock.listen(128)
-        sock.set_inheritable(True)
-        return sock
-    raise AssertionError("unreachable: the last attempt raises")
-
-
 @dataclass
 class Supervisor:
     run: RunDir
     options: UpOptions
     progress: Progress = lambda step, detail: None  # noqa: E731
-    redis: RedisServer | None = None
+    keeper: RedisKeeper | None = None
     dbs: Databases | None = None
     daemons: list[Daemon] = field(default_factory=list)
     endpoints: dict[str, str] = field(default_factory=dict)
@@ -154,12 +115,18 @@ class Supervisor:
     stop_event: threading.Event = field(default_factory=threading.Event)
     tls: TlsFiles | None = None
     _sockets: list[socket.socket] = field(default_factory=list)
+    _log_handler: logging.Handler | None = None
 
     # -- boot -----------------------------------------------------------------------------------
     def _step(self, step: str, detail: str = "") -> None:
         write_json_atomic(self.run.boot_file, {"state": "booting", "step": step, "detail": detail,
                                                "pid": os.getpid()})
         self.progress(step, detail)
+
+    def event(self, kind: str, message: str) -> None:
+        """Something the operator should know: on the console (foreground) and in logs/supervisor.log."""
+        log.info("supervisor.%s %s", kind, message)
+        self.progress(kind, message)
 
     def boot(self) -> dict[str, str]:
         started = time.monotonic()
@@ -176,9 +143,11 @@ class Supervisor:
         write_json_atomic(self.run.boot_file, {
             "state": "ready", "pid": os.getpid(), "endpoints": self.endpoints, "sku": self.startup.sku.name,
             "config": str(self.startup.source), "daemons": [d.name for d in self.daemons],
+            "modules": {d.name: d.module for d in self.daemons},
             "heartbeat_daemons": self.heartbeat_daemons, "boot_seconds": round(time.monotonic() - started, 3),
-            "started_at": time.time(), "tls": _tls_record(self.tls),
+            "started_at": time.time(), "tls": tls_record(self.tls),
         })
+        self.event("ready", f"switch ready in {time.monotonic() - started:.2f}s")
         return self.endpoints
 
     def fail(self, error: str) -> None:
@@ -195,32 +164,44 @@ class Supervisor:
         self.run.pid_file.write_text(f"{os.getpid()}\n")
         self.run.endpoints_file.unlink(missing_ok=True)
         self.run.gnmi_status_file.unlink(missing_ok=True)
+        self._log_handler = logging.FileHandler(self.run.log_file("supervisor"))
+        self._log_handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(name)s %(levelname)s %(message)s"))
+        runtime = logging.getLogger("nos.runtime")
+        runtime.addHandler(self._log_handler)
+        runtime.setLevel(logging.INFO)
 
     def _start_redis(self) -> None:
+        self.keeper = RedisKeeper(self.run, external_url=self.options.redis_url, event=self.event)
+        port = 0
         if self.options.redis_url:
             self._step("redis", f"using {self.options.redis_url}")
-            self.endpoints["redis"] = self.options.redis_url
         else:
             self._step("redis", "starting redis-server")
-            self.redis = RedisServer(self.run.path, port=self.options.redis_port)
-            self.redis.start()
-            self.endpoints.update(redis=self.redis.url, redis_tcp=self.redis.tcp_url)
+            self.keeper.start_server()
+            if ensure_password_file(self.run.redis_password_file):
+                self.event("redis", f"new password for the Redis TCP endpoint in {self.run.redis_password_file}")
+            guard = listen_socket(self.options.redis_port, DEFAULT_REDIS_PORT, "Redis TCP", "127.0.0.1")
+            self._sockets.append(guard)
+            port = guard.getsockname()[1]
+            self.endpoints.update(redis_tcp=f"redis://127.0.0.1:{port}",
+                                  redis_password_file=str(self.run.redis_password_file))
+        self.endpoints["redis"] = self.keeper.url
         self.dbs = Databases(self.endpoints["redis"])
-        sock = self.redis.socket_path if self.redis else None
-        port = self.redis.port if self.redis else 0
+        sock = self.keeper.server.socket_path if self.keeper.server else None
         write_json_atomic(self.run.db_config_file,
-                          default_db_config().rendered(unix_socket=str(sock or ""), port=port or 0))
+                          default_db_config().rendered(unix_socket=str(sock or ""), port=port))
 
     def _load_config(self) -> None:
-        assert self.dbs is not None and self.startup is not None
+        assert self.dbs is not None and self.startup is not None and self.keeper is not None
         rows = sum(len(r) for r in self.startup.config.values())
         self._step("config", f"{self.startup.note}: {rows} rows")
         if self.options.redis_url:  # a reused Redis: start from empty non-config DBs, as a cold boot
-            for name in ("APPL_DB", "ASIC_DB", "COUNTERS_DB", "FLEX_COUNTER_DB", "STATE_DB", "APPL_STATE_DB"):
+            for name in NON_CONFIG_DBS:
                 self.dbs[name].client.flushdb()
         result = reload_config(ConfigDBConnector(self.dbs[CONFIG_DB]), self.startup.config)
         if result.not_acted_on:
             self.progress("config", f"kept but not acted on: {', '.join(result.not_acted_on)}")
+        self.keeper.start_journal()
 
     def _start_daemons(self) -> None:
         url = self.endpoints["redis"]
@@ -228,6 +209,12 @@ class Supervisor:
         self._step("daemons", "starting syncd, orchagent, cfgmgrd, rest, gnmi")
         self.daemons = [Daemon(name, [py, "-m", module, "--redis", url], self.run.log_file(name))
                         for name, module in DAEMONS]
+        if "redis_tcp" in self.endpoints:
+            guard, password = self._sockets[-1], self.run.redis_password_file
+            assert self.keeper is not None and self.keeper.server is not None
+            argv = [py, "-m", GUARD[1], "--fd", str(guard.fileno()), "--unix", str(self.keeper.server.socket_path),
+                    "--password-file", str(password)]
+            self.daemons.append(Daemon(GUARD[0], argv, self.run.log_file(GUARD[0]), pass_fds=(guard.fileno(),)))
         bind = self.options.bind
         api = ["--run-dir", str(self.run.path), "--auth-file", str(auth_file(self.options, self.run))]
         api += self.tls.as_args() if self.tls is not None else []
@@ -249,8 +236,9 @@ class Supervisor:
 
     @property
     def heartbeat_daemons(self) -> list[str]:
-        """Daemons that report a heartbeat in STATE_DB (the API servers do not)."""
-        return [d.name for d in self.daemons if d.name not in API_SERVERS]
+        """Daemons that report a heartbeat in STATE_DB (the API servers and the guard do not)."""
+        names = [d.name for d in self.daemons] or [name for name, _ in DAEMONS]
+        return [name for name in names if name not in NO_HEARTBEAT]
 
     def _daemon(self, name: str) -> Daemon | None:
         return next((d for d in self.daemons if d.name == name), None)
@@ -258,8 +246,7 @@ class Supervisor:
     def _gnmi_check(self) -> readiness.Check:
         """gNMI answers; the first time, learn its port, publish it and pin it for restarts."""
         daemon = self._daemon("gnmi")
-        pid = daemon.proc.pid if daemon is not None and daemon.proc is not None else None
-        check = readiness.check_gnmi(self.run, pid)
+        check = readiness.check_gnmi(self.run, daemon.pid if daemon is not None else None)
         status = self.run.gnmi_status() or {}
         if check.ok and daemon is not None and "gnmi" not in self.endpoints:
             port = str(status["port"])
@@ -277,7 +264,9 @@ class Supervisor:
         rows = readiness.daemon_rows(self.dbs)
         checks += [readiness.check_daemon(self.dbs, name, rows) for name in self.heartbeat_daemons]
         checks.append(readiness.check_port_config_done(self.dbs))
-        checks.append(readiness.check_ports_created(self.dbs))
+        checks.append(convergence.ports_check(self.dbs))
+        if "redis_tcp" in self.endpoints:
+            checks.append(readiness.check_redis_tcp(self.endpoints["redis_tcp"], self.run.redis_password_file))
         checks.append(readiness.check_http("rest", self.endpoints["rest"] + "/api/v1/health", tls=self.tls))
         checks.append(self._gnmi_check())
         return checks
@@ -286,10 +275,9 @@ class Supervisor:
         self._step("readiness", "waiting for ports and APIs")
         deadline = started + READY_TIMEOUT_S
         while True:
-            dead = [d for d in self.daemons if d.proc is not None and d.proc.poll() is not None]
-            if dead:
-                raise BootError(f"daemon {dead[0].name} exited with status {dead[0].proc.returncode} "  # type: ignore[union-attr]
-                                f"during boot; see {dead[0].log}")
+            dead = next((d for d in self.daemons if d.poll() is not None), None)
+            if dead is not None:
+                raise BootError(f"daemon {dead.name} {dead.note_exit(dead.poll() or 0)} during boot; see {dead.log}")
             checks = self.checks()
             if readiness.all_ok(checks):
                 return
@@ -300,62 +288,114 @@ class Supervisor:
 
     # -- supervise ------------------------------------------------------------------------------
     def supervise(self) -> None:
-        """Watch children until ``stop_event`` is set; restart any that die (with back-off)."""
+        """Watch Redis and the children until ``stop_event`` is set: bring Redis back when it dies,
+        start a child that died again (with back-off)."""
+        self._publish_records()
         while not self.stop_event.wait(0.2):
-            now = time.monotonic()
-            for daemon in self.daemons:
-                if daemon.proc is None or daemon.proc.poll() is None:
-                    continue
-                if daemon.next_start == 0.0:
-                    delay = min(2.0 ** daemon.restarts, _RESTART_BACKOFF_MAX_S)
-                    daemon.next_start = now + delay
-                    self.progress("daemon", f"{daemon.name} exited with status {daemon.proc.returncode}; "
-                                            f"restarting in {delay:.0f}s (see {daemon.log})")
-                elif now >= daemon.next_start:
-                    daemon.restarts += 1
-                    daemon.next_start = 0.0
-                    daemon.start()
-                    self._record_restart(daemon)
+            self.watch_once()
 
-    def _record_restart(self, daemon: Daemon) -> None:
-        if self.dbs is None:
+    def watch_once(self) -> None:
+        assert self.keeper is not None
+        if self.keeper.check():
+            self._stop_pipeline()
+        if self.keeper.down:
+            recovery = self.keeper.recover()
+            if recovery is not None:
+                what = (f"CONFIG_DB restored ({recovery.restored_keys} keys, generation {recovery.generation})"
+                        if recovery.cold else "CONFIG_DB intact")
+                self.event("redis", f"Redis back in {recovery.seconds:.2f}s, {what}; restarting the daemons")
+                self._release(cold=recovery.cold)
+                self._publish_records()
+        self._watch_children()
+
+    def _stop_pipeline(self) -> None:
+        """Redis is gone: stop the daemons that keep state in it (they exit by themselves anyway) and
+        hold them, without using their back-off; a child already waiting out a back-off because it
+        lost Redis gets that failure back."""
+        for daemon in self.daemons:
+            if daemon.name in NO_HEARTBEAT or daemon.next_start == HELD:
+                continue
+            if daemon.next_start != 0.0:  # exited and noticed before Redis was
+                if daemon.last_code == EXIT_DB_GONE:
+                    daemon.failures = max(0, daemon.failures - 1)
+            elif daemon.poll() is None:
+                daemon.stop(timeout=2.0)
+                daemon.last_exit, daemon.last_exit_time = "stopped by the supervisor: Redis was lost", time.time()
+            else:
+                daemon.note_exit(daemon.poll() or 0)
+            daemon.hold()
+        self.event("daemons", "syncd, orchagent and cfgmgrd stopped; they start again once Redis is back")
+
+    def _release(self, cold: bool) -> None:
+        """Redis is back: start what waited for it. After a cold start the API servers are started
+        afresh too: their connections, caches and subscriptions belong to the old server (the first
+        write of each would fail), and their listening ports stay (REST's socket is the supervisor's,
+        gNMI's port is pinned)."""
+        for daemon in self.daemons:
+            if cold and daemon.name in API_SERVERS and daemon.next_start == 0.0 and daemon.poll() is None:
+                daemon.stop()
+                daemon.last_exit = "restarted by the supervisor: Redis was restarted"
+                daemon.last_exit_time = time.time()
+                daemon.hold()
+            if daemon.next_start == HELD:
+                daemon.restart()
+                self.event("restart", f"{daemon.name} started again (pid {daemon.pid}, restart {daemon.restarts})")
+
+    def _watch_children(self) -> None:
+        assert self.keeper is not None
+        now = time.monotonic()
+        for daemon in self.daemons:
+            if daemon.next_start == 0.0:
+                code = daemon.poll()
+                if code is None:
+                    continue
+                cause = daemon.note_exit(code)
+                if not self.keeper.down and code == EXIT_DB_GONE and self.keeper.check():
+                    self._stop_pipeline()
+                if self.keeper.down:
+                    daemon.hold()
+                    self.event("exit", f"{daemon.name} (pid {daemon.pid}) {cause}; it waits for Redis")
+                else:
+                    delay = daemon.schedule(now)
+                    self.event("exit", f"{daemon.name} (pid {daemon.pid}) {cause}; restarting in {delay:.0f}s "
+                                       f"(see {daemon.log})")
+                self._publish_records(daemon)
+            elif now >= daemon.next_start:
+                daemon.restart()
+                self.event("restart", f"{daemon.name} started again (pid {daemon.pid}, restart {daemon.restarts})")
+                self._publish_records(daemon)
+
+    def _publish_records(self, only: Daemon | None = None) -> None:
+        """The supervisor's fields of NOS_DAEMON_TABLE (restarts and exit causes); Redis' own row too."""
+        if self.dbs is None or self.keeper is None or self.keeper.down:
             return
+        rows = {d.name: d.record() for d in ([only] if only is not None else self.daemons)}
+        if only is None:
+            rows[REDIS_ROW] = self.keeper.record()
+        table = Table(self.dbs[STATE_DB], STATE_NOS_DAEMON_TABLE_NAME)
         try:
-            Table(self.dbs[STATE_DB], STATE_NOS_DAEMON_TABLE_NAME).set(daemon.name, {"restarts": str(daemon.restarts)})
-        except Exception:  # the database itself may be what failed; the log line above says enough
-            pass
+            for name, fields in rows.items():
+                table.set(name, fields)
+        except DbError as exc:  # Redis may be what failed: supervisor.log has the event anyway
+            log.warning("supervisor.record_failed error=%s", exc)
 
     # -- shutdown -------------------------------------------------------------------------------
     def shutdown(self) -> None:
         for daemon in reversed(self.daemons):
-            if daemon.proc is not None:
-                procs.stop(daemon.proc)
+            daemon.stop()
         for sock in self._sockets:
             sock.close()
         self.run.gnmi_status_file.unlink(missing_ok=True)
         if self.dbs is not None:
             self.dbs.close()
-        if self.redis is not None:
-            self.redis.stop()
+        if self.keeper is not None:
+            self.keeper.stop()
         self.run.endpoints_file.unlink(missing_ok=True)
         if self.run.pid_file.exists() and self.run.pid_file.read_text().strip() == str(os.getpid()):
             self.run.pid_file.unlink()
         state = self.run.boot_state() or {}
         if state.get("state") != "failed":
             write_json_atomic(self.run.boot_file, {"state": "stopped", "pid": os.getpid()})
-
-
-
-def _tls_record(tls: TlsFiles | None) -> dict[str, str] | None:
-    """The TLS files as boot.json records them (paths only), for ``nos status``."""
-    if tls is None:
-        return None
-    record = {"cert": str(tls.cert), "key": str(tls.key)}
-    return record | ({"ca": str(tls.ca)} if tls.ca is not None else {})
-
-
-def tls_from_record(record: object) -> TlsFiles | None:
-    if not isinstance(record, dict) or "cert" not in record or "key" not in record:
-        return None
-    ca = record.get("ca")
-    return TlsFiles(Path(record["cert"]), Path(record["key"]), Path(ca) if ca else None)
+        if self._log_handler is not None:
+            logging.getLogger("nos.runtime").removeHandler(self._log_handler)
+            self._log_handler.close()

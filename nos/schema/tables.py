@@ -126,6 +126,9 @@ def table_name_problem(name: str) -> str | None:
 # The init indicator written after a config load (a plain string key, not a table).
 CONFIG_DB_INITIALIZED_KEY = "CONFIG_DB_INITIALIZED"
 CONFIG_DB_GENERATION_KEY = "NOS_CONFIG_GENERATION"  # ours: bumped by every atomic CONFIG_DB apply
+# Ours: the channel every atomic CONFIG_DB apply publishes its rows on (config_apply.lua), read by the
+# supervisor's journal (nos.runtime.config_journal).
+CONFIG_DB_JOURNAL_CHANNEL = "NOS_CONFIG_JOURNAL"
 CONFIG_APPLIED_CHANNEL = "NOS_CONFIG_APPLIED"  # ours: <generation>, published at the end of every apply
 PROGRESS_CHANNEL = "NOS_PROGRESS"  # ours: "<daemon> <generation>" when a daemon has processed a generation
 PROGRESS_FIELD = "config_gen"  # ours: NOS_DAEMON_TABLE field, the CONFIG_DB generation a daemon processed

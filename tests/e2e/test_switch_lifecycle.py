@@ -8,6 +8,7 @@ import signal
 import subprocess
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 import redis
@@ -34,8 +35,9 @@ def test_up_reports_endpoints_and_ports_are_in_config_db(switch_s6000):
     port = switch_s6000.db(4).hgetall("PORT|Ethernet0")
     assert port["lanes"] == "25,26,27,28" and port["speed"] == "100000"
     assert len(switch_s6000.db(4).keys("PORT|*")) == 32
-    # the TCP endpoint serves the same data (what redis-cli -p would see)
-    with redis.Redis.from_url(ep["redis_tcp"], db=4, decode_responses=True) as tcp:
+    # the TCP endpoint serves the same data (what redis-cli -p -a would see), with the run dir's password
+    password = Path(ep["redis_password_file"]).read_text().strip()
+    with redis.Redis.from_url(ep["redis_tcp"], db=4, password=password, decode_responses=True) as tcp:
         assert tcp.hget("PORT|Ethernet124", "lanes") == "97,98,99,100"
         assert tcp.config_get("notify-keyspace-events")["notify-keyspace-events"] == "AKE"
 
@@ -54,19 +56,24 @@ def test_ports_flow_from_config_db_to_the_asic(switch_s6000):
 
 
 def test_status_is_ready_in_text_and_json(switch_s6000):
+    # right after boot orchagent may still be creating the ports' buffers and QoS: converging, not degraded
+    wait_until(lambda: switch_s6000.nos("status", check=False).returncode == 0, timeout=20)
     text = switch_s6000.nos("status")
     assert text.returncode == 0 and ": ready" in text.stdout and "cfgmgrd" in text.stdout
     info = json.loads(switch_s6000.nos("status", "--json").stdout)
-    assert info["ready"] and info["sku"] == "Force10-S6000"
+    assert info["ready"] and info["state"] == "ready" and info["sku"] == "Force10-S6000"
     assert {c["name"] for c in info["checks"]} >= {"redis", "daemon cfgmgrd", "daemon orchagent", "daemon syncd",
-                                                   "ports", "asic ports", "rest", "gnmi"}
+                                                   "ports", "asic ports", "routes", "pipeline", "redis tcp",
+                                                   "rest", "gnmi"}
+    assert info["backlog"]["asic_requests"] == 0 and info["asic"]["ports"]["in_asic"] == 32
     assert "answers Capabilities" in next(c["detail"] for c in info["checks"] if c["name"] == "gnmi")
 
 
 def test_rest_health_status_and_config_reads(switch_s6000):
     rest = switch_s6000.endpoints["rest"]
     assert http_json(rest + "/api/v1/health") == {"status": "ok"}
-    assert http_json(rest + "/api/v1/status")["ready"] is True
+    wait_until(lambda: http_json(rest + "/api/v1/status")["ready"] is True, timeout=20)
+    assert http_json(rest + "/api/v1/status")["state"] == "ready"
     assert http_json(rest + "/api/v1/config/PORT/Ethernet0")["lanes"] == "25,26,27,28"
     with pytest.raises(urllib.error.HTTPError) as err:
         http_json(rest + "/api/v1/config/PORT/Ethernet999")

@@ -68,6 +68,7 @@ class CheckOut(BaseModel):
 
 class Status(BaseModel):
     ready: bool
+    state: str = Field(description="ready, converging (work in flight) or degraded")
     checks: list[CheckOut]
 
 

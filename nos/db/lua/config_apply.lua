@@ -11,17 +11,24 @@
 -- keyspace events come right before it, nothing in between). The row groups start at ARGV[4].
 -- KEYS[2] the channel on which the new generation is published after the changes (every apply): a
 -- reader of CONFIG_DB's keyspace events that also subscribes it knows when it has seen a whole apply.
+-- Last, the rows as they now are go out on NOS_CONFIG_JOURNAL (nos.schema CONFIG_DB_JOURNAL_CHANNEL),
+-- JSON [generation, key, {f, v, ...} | false (deleted), ...]: the supervisor's journal of CONFIG_DB,
+-- which restores it when Redis dies (nos.runtime.config_journal). A PUBLISH with nobody listening
+-- costs a lookup.
 local generation = redis.call('GET', KEYS[1]) or '0'
 if ARGV[1] ~= '' and ARGV[1] ~= generation then
     return -1
 end
-local applied = redis.call('INCR', KEYS[1])
+local journal = {redis.call('INCR', KEYS[1])}
+local applied = journal[1]
 local i = 4
 local touched = 0
 while i <= #ARGV do
     local key, mode, n = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+    journal[#journal + 1] = key
     if mode == 'delete' then
         touched = touched + redis.call('DEL', key)
+        journal[#journal + 1] = false
     else
         local new = {}
         local hset = {'HSET', key}
@@ -40,6 +47,12 @@ while i <= #ARGV do
             if #gone > 2 then redis.call(unpack(gone)) end
         end
         if #hset > 2 then redis.call(unpack(hset)) end
+        if mode == 'replace' and #hset > 2 then
+            journal[#journal + 1] = {unpack(hset, 3)}
+        else
+            local now = redis.call('HGETALL', key)
+            journal[#journal + 1] = #now > 0 and now or false
+        end
         touched = touched + 1
     end
     i = i + 3 + n * 2
@@ -47,5 +60,6 @@ end
 if ARGV[2] ~= '' then
     redis.call('PUBLISH', ARGV[2], ARGV[3])
 end
+redis.call('PUBLISH', 'NOS_CONFIG_JOURNAL', cjson.encode(journal))
 redis.call('PUBLISH', KEYS[2], applied)
 return touched

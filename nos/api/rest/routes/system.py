@@ -11,6 +11,8 @@ from nos.api import metrics
 from nos.api.rest import models
 from nos.api.rest.context import ApiContext
 from nos.runtime import readiness
+from nos.runtime import status as switch_status
+from nos.runtime.rundir import RunDir
 
 
 def health_router() -> APIRouter:
@@ -29,14 +31,14 @@ def status_router(ctx: ApiContext) -> APIRouter:
 
     @api.get("/status", response_model=models.Status)
     def status() -> Any:
-        """Readiness: Redis, each daemon's heartbeat, ports announced and created in the ASIC."""
-        checks = [readiness.check_redis(ctx.dbs)]
-        if checks[0].ok:
-            rows = readiness.daemon_rows(ctx.dbs)
-            checks += [readiness.check_daemon(ctx.dbs, d, rows) for d in ctx.daemons]
-            checks.append(readiness.check_port_config_done(ctx.dbs))
-            checks.append(readiness.check_ports_created(ctx.dbs))
-        return {"ready": readiness.all_ok(checks), "checks": readiness.as_dicts(checks)}
+        """Readiness, the checks ``nos status`` makes but the API servers' own: Redis, each daemon alive
+        with a fresh heartbeat, nothing waiting in the pipeline, the ASIC's ports and routes as APPL_DB
+        asks (state ``ready``, ``converging`` or ``degraded``)."""
+        supervisor = RunDir(ctx.run_dir).supervisor_pid() if ctx.run_dir is not None else None
+        daemons = list(ctx.daemons)
+        report = switch_status.gather_twice(ctx.dbs, supervisor, daemons, {}, daemons)
+        return {"ready": report.state == "ready", "state": report.state,
+                "checks": readiness.as_dicts(report.checks)}
 
     return api
 
