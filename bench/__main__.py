@@ -8,7 +8,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import boot, db, forward, gnmi, reload, rest, routes, traffic
+from bench import boot, db, forward, gnmi, reload, rest, restart, routes, traffic
 from nos.runtime.redis_server import RedisServer
 
 
@@ -49,6 +49,17 @@ def run_routes(runs: int, n: int, sets: int) -> dict[str, object]:
             "routes_median": median(rates), "raw_median": median(raw)}
 
 
+def run_restart(runs: int, n: int) -> dict[str, object]:
+    results = [restart.restart_run(n) for _ in range(runs)]
+    ratios = [r.faulted_s / r.load_s for r in results]
+    return {"routes": n, "runs": runs, "load_s": [r.load_s for r in results],
+            "faulted_s": [r.faulted_s for r in results], "ratio": ratios, "at_kill": [r.at_kill for r in results],
+            "dip": [r.dip for r in results], "stall_s": [r.stall_s for r in results],
+            "ratio_median": median(ratios), "stall_median": median([r.stall_s for r in results]),
+            "dip_min": min(r.dip for r in results), "load_median": median([r.load_s for r in results]),
+            "faulted_median": median([r.faulted_s for r in results])}
+
+
 def run_reload(runs: int, sku: str) -> dict[str, object]:
     seconds = [reload.reload_once(sku) for _ in range(runs)]
     return {"sku": sku, "runs": runs, "seconds": seconds, "median": median(seconds)}
@@ -58,7 +69,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
-    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "gnmi", "rest", "forward", "traffic"])
+    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "restart", "gnmi", "rest", "forward",
+                                                "traffic"])
     parser.add_argument("--routes", type=int, default=100_000)
     parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
@@ -87,6 +99,14 @@ def main() -> None:
         print(f"  raw pipelined HSET (reference)        {r['raw_median']:>10,.0f} keys/s")
         print(f"  ROUTE_TABLE -> ASIC_DB (e2e)          {r['routes_median']:>10,.0f} routes/s"
               f"   = {r['routes_median'] / r['raw_median']:.0%} of raw   (target >= 20,000)")
+    if args.only in (None, "restart"):
+        k = out["restart"] = run_restart(args.runs, args.routes)
+        print(f"orchagent SIGKILL half-way through {k['routes']} routes x {k['runs']} runs (median), {routes.SKU}:")
+        print(f"  load without a fault (reference)      {k['load_median']:>10.2f} s")
+        print(f"  load with orchagent killed            {k['faulted_median']:>10.2f} s"
+              f"   = {k['ratio_median']:.2f}x   (target <= 2x)")
+        print(f"  routes lost from the ASIC (worst)     {-min(k['dip_min'], 0):>10d}          (target 0)")
+        print(f"  programming stood still for       {k['stall_median']:>10.2f} s (restart, replay, APPLY_VIEW)")
     if args.only in (None, "gnmi"):
         out["gnmi"] = gnmi.run_all(quick=False, repeats=args.runs)
         gnmi.report(out["gnmi"])

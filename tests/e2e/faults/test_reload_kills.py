@@ -80,7 +80,7 @@ def test_a_daemon_killed_during_a_config_reload_converges_to_the_faultless_asic(
         old = daemon_pid(sw, victim)
         if delay is None:
             os.kill(old, signal.SIGSTOP)
-        sw.nos("config", "reload", str(second))
+        sw.nos("config", "--no-wait", "reload", str(second))  # the victim may be stopped: do not wait for it
         time.sleep(delay or 0.5)  # a moment into the pipeline's work on the reload
         os.kill(old, signal.SIGKILL)
         wait(lambda: daemon_pid(sw, victim) not in (0, old)
