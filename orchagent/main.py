@@ -7,6 +7,7 @@ what they share (interface registry, event bus, switch context) comes in ``OrchD
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
@@ -47,8 +48,9 @@ def build(dbs: Databases, runner: Runner) -> list[Any]:
 
     def dispatch() -> None:
         batch = notes.pops()
-        for orch in listeners:
-            orch.on_notifications(batch)
+        for orch in listeners:  # each on its own: one that raises does not keep the batch from the others
+            runner.guarded(f"{ASIC_NOTIFICATIONS_CHANNEL} {type(orch).__name__}",
+                           functools.partial(orch.on_notifications, batch))
 
-    runner.add_selectable(notes, dispatch)
+    runner.add_selectable(notes, dispatch, ASIC_NOTIFICATIONS_CHANNEL)
     return orchs
