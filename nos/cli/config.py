@@ -20,7 +20,7 @@ from nos.cli.portchannel import portchannel
 from nos.cli.roce import config_roce
 from nos.cli.vlan import vlan
 from nos.config.apply import ApplyResult, load_config, reload_config, save_config
-from nos.config.errors import ConfigFileError, ConfigValidationError
+from nos.config.errors import ConfigFileError, ConfigValidationError, UnreadableConfig
 from nos.config.files import read_config_file
 from nos.db import ConfigDBConnector
 from nos.db.configdb import Config
@@ -116,6 +116,8 @@ def save(file: Path | None, run_dir: str | None) -> None:
     path = file or run.saved_config_file
     try:
         rows = save_config(ConfigDBConnector(dbs[CONFIG_DB]), path)
+    except UnreadableConfig as exc:
+        fail(str(exc))
     finally:
         dbs.close()
     click.echo(f"Saved {rows} rows to {path}.")
