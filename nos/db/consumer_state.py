@@ -85,11 +85,11 @@ class ConsumerStateTable:
             reply = self._read_prefetched() if self._prefetched else self._pop_now()
         out, bad = self._parse(reply)
         popped = {k.key for k in out}
-        if bad:
-            self._report(bad)
-            popped |= {key for key, _, _ in bad if key}
         if self.db.bad_keys.reported:
             self._clear_reports(out, bad)
+        if bad:  # after the clearing: a key both deleted and unreadable keeps its report
+            self._report(bad)
+            popped |= {key for key, _, _ in bad if key}
         self._work = len(popped) >= self.pop_batch_size
         if self._work and self.prefetch:
             with map_redis_errors(f"consumer {self.name} prefetch"):

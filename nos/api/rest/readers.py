@@ -1,6 +1,7 @@
 """The REST API's reads of STATE_DB, APPL_DB and COUNTERS_DB, each in a fixed number of pipelined round
 trips (never one per port): tables by (DB, name) in two per DB (KEYS, then every HGETALL); counters in
-two (the name map, then every ``COUNTERS:<oid>`` hash).
+two (the name map, then every ``COUNTERS:<oid>`` hash). A key that is not a hash (garbage written by
+hand) reads as no row: one bad key does not fail a listing.
 
 Counters keep SONiC's stat names (``SAI_PORT_STAT_IF_IN_OCTETS``) and are returned as integers. A stat
 the hash does not hold is left out, and an object whose hash does not exist yet gets ``{}``: both are
@@ -16,7 +17,7 @@ from nos.api.json_bytes import json_bytes
 from nos.cli.show import render
 from nos.db import DBConnector, raw_to_typed
 from nos.db.connector import Databases
-from nos.db.errors import map_redis_errors
+from nos.db.errors import DbProtocolError, is_wrong_type, map_redis_errors
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import CONFIG_DB
 
@@ -60,12 +61,23 @@ def _read_db_tables(db: DBConnector, tables: list[str]) -> dict[str, RawRows]:
         for names in found:
             for name in names:
                 pipe.hgetall(name)
-        rows = cast(list[dict[str, str]], pipe.execute())
+        rows = _rows(pipe.execute(raise_on_error=False))
     out: dict[str, RawRows] = {}
     values = iter(rows)  # each table takes the next len(names) rows
     for table, names in zip(tables, found, strict=True):
         cut = len(table) + len(db.separator)
         out[table] = {name[cut:]: row for name, row in zip(names, values, strict=False) if row}
+    return out
+
+
+def _rows(replies: list[object]) -> list[dict[str, str]]:
+    """HGETALL replies with a key that is not a hash (garbage: WRONGTYPE) read as no row, so one bad key
+    does not fail a whole listing; any other error is raised."""
+    out = []
+    for reply in replies:
+        if isinstance(reply, Exception) and not is_wrong_type(reply):
+            raise DbProtocolError(f"read: {reply}")
+        out.append(reply if isinstance(reply, dict) else {})
     return out
 
 
@@ -80,7 +92,9 @@ def number(value: str) -> int | str:
 def read_name_map(db: DBConnector, name_map: str) -> dict[str, str]:
     """A COUNTERS_DB name map: name -> ``oid:0x...``."""
     with map_redis_errors(f"hgetall {name_map}"):
-        return cast(dict[str, str], db.client.hgetall(name_map))
+        pipe = db.client.pipeline(transaction=False)
+        pipe.hgetall(name_map)
+        return _rows(pipe.execute(raise_on_error=False))[0]
 
 
 def read_stats(db: DBConnector, table: str, oids: Mapping[str, str],
@@ -92,7 +106,7 @@ def read_stats(db: DBConnector, table: str, oids: Mapping[str, str],
         pipe = db.client.pipeline(transaction=False)
         for name in names:
             pipe.hgetall(prefix + oids[name])
-        rows = cast(list[dict[str, str]], pipe.execute())
+        rows = _rows(pipe.execute(raise_on_error=False))
     if keep is None:
         return {name: _numbers(row) for name, row in zip(names, rows, strict=True)}
     return {name: {stat: number(value) for stat, value in row.items() if keep(stat)}

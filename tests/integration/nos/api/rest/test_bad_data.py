@@ -47,3 +47,11 @@ def test_writes_to_other_rows_apply_and_a_put_of_the_row_repairs_it(garbage: Tes
     assert reply.status_code == 200, reply.text
     assert raw(4).hgetall("PORT|Ethernet4") == row
     assert run_job(garbage, "config-save")["state"] == "succeeded"
+
+
+def test_state_and_counters_reads_leave_out_keys_that_are_not_hashes(client: TestClient, raw) -> None:
+    raw(6).set("PORT_TABLE|Ethernet0", "garbage")
+    raw(2).rpush("COUNTERS_PORT_NAME_MAP", "garbage")
+    reply = client.get("/api/v1/state/interfaces")  # the old code: 503 "the switch's database"
+    assert reply.status_code == 200, reply.text
+    assert client.get("/api/v1/counters/interfaces").status_code == 200
