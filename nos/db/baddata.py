@@ -7,7 +7,8 @@ The rules every reader of the layer follows (bad data in Redis never kills a dae
   that is not UTF-8 text reads with U+FFFD in place of its bad bytes (every connection decodes with
   ``errors="replace"``), so it cannot be read back; it is skipped the same way.
 * Each such key is told to the process's ``BadKeys`` (one per ``Databases``, shared by its
-  connectors), which logs it once and hands it to a publisher: a daemon's ``StateDbReporter`` writes
+  connectors), which logs it once (a warning in a daemon, info elsewhere) and hands it to a publisher:
+  a daemon's ``StateDbReporter`` writes
   STATE_DB ``NOS_REJECTED_TABLE|<DB>:<TABLE>:<key>``, which ``nos show errors`` lists. A reader that
   next reads the key as a good row, or sees it deleted, clears the report.
 * A writer that owns a row (a daemon's STATE_DB or APPL_DB output) replaces a wrong-type key with the
@@ -88,7 +89,10 @@ class BadKeys:
             if self.reported.get(ident) == bad.reason:
                 return
             self.reported[ident] = bad.reason
-        log.warning("db.bad_key db=%s table=%s key=%s reason=%s", bad.db, bad.table, shown(bad.key), bad.reason)
+        # a warning where it is published (a daemon); a reader without a publisher (the CLI, an API server)
+        # says it its own way (an error naming the key, a warning on stderr), so its log has it at info
+        level = logging.WARNING if self.publisher is not None else logging.INFO
+        log.log(level, "db.bad_key db=%s table=%s key=%s reason=%s", bad.db, bad.table, shown(bad.key), bad.reason)
         if self.publisher is not None:
             try:
                 self.publisher.bad_key(bad)

@@ -150,6 +150,17 @@ def _glob_escape(text: str) -> str:
     return "".join(out)
 
 
+def hash_replies(replies: list[object]) -> list[dict[str, str]]:
+    """A pipeline's HGETALL replies (``execute(raise_on_error=False)``) with a key that is not a hash
+    (garbage: WRONGTYPE) read as no row, so that one bad key fails no listing; any other error raises."""
+    out = []
+    for reply in replies:
+        if isinstance(reply, Exception) and not is_wrong_type(reply):
+            raise DbProtocolError(f"read: {reply}")
+        out.append(cast(dict[str, str], reply) if isinstance(reply, dict) else {})
+    return out
+
+
 def write_hashes(db: DBConnector, sets: Mapping[str, Mapping[str, str]],
                  deletes: Mapping[str, Iterable[str]] | None = None) -> None:
     """HSET fields into, and HDEL fields from, several whole hashes (COUNTERS_DB name maps: a writer's

@@ -17,7 +17,8 @@ from nos.api.json_bytes import json_bytes
 from nos.cli.show import render
 from nos.db import DBConnector, raw_to_typed
 from nos.db.connector import Databases
-from nos.db.errors import DbProtocolError, is_wrong_type, map_redis_errors
+from nos.db.errors import map_redis_errors
+from nos.db.table import hash_replies
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import CONFIG_DB
 
@@ -61,23 +62,12 @@ def _read_db_tables(db: DBConnector, tables: list[str]) -> dict[str, RawRows]:
         for names in found:
             for name in names:
                 pipe.hgetall(name)
-        rows = _rows(pipe.execute(raise_on_error=False))
+        rows = hash_replies(pipe.execute(raise_on_error=False))
     out: dict[str, RawRows] = {}
     values = iter(rows)  # each table takes the next len(names) rows
     for table, names in zip(tables, found, strict=True):
         cut = len(table) + len(db.separator)
         out[table] = {name[cut:]: row for name, row in zip(names, values, strict=False) if row}
-    return out
-
-
-def _rows(replies: list[object]) -> list[dict[str, str]]:
-    """HGETALL replies with a key that is not a hash (garbage: WRONGTYPE) read as no row, so one bad key
-    does not fail a whole listing; any other error is raised."""
-    out = []
-    for reply in replies:
-        if isinstance(reply, Exception) and not is_wrong_type(reply):
-            raise DbProtocolError(f"read: {reply}")
-        out.append(reply if isinstance(reply, dict) else {})
     return out
 
 
@@ -94,7 +84,7 @@ def read_name_map(db: DBConnector, name_map: str) -> dict[str, str]:
     with map_redis_errors(f"hgetall {name_map}"):
         pipe = db.client.pipeline(transaction=False)
         pipe.hgetall(name_map)
-        return _rows(pipe.execute(raise_on_error=False))[0]
+        return hash_replies(pipe.execute(raise_on_error=False))[0]
 
 
 def read_stats(db: DBConnector, table: str, oids: Mapping[str, str],
@@ -106,7 +96,7 @@ def read_stats(db: DBConnector, table: str, oids: Mapping[str, str],
         pipe = db.client.pipeline(transaction=False)
         for name in names:
             pipe.hgetall(prefix + oids[name])
-        rows = _rows(pipe.execute(raise_on_error=False))
+        rows = hash_replies(pipe.execute(raise_on_error=False))
     if keep is None:
         return {name: _numbers(row) for name, row in zip(names, rows, strict=True)}
     return {name: {stat: number(value) for stat, value in row.items() if keep(stat)}
