@@ -41,8 +41,8 @@ def build(dbs: Databases, runner: Runner) -> list[Any]:
     sai = SaiRedis(dbs)
     deps = OrchDeps(dbs, sai, init_switch(dbs, sai))
     orchs = [module.ORCH(deps) for module in orch_modules()]
-    for orch in orchs:
-        wire(orch, dbs, runner)
+    for orch in orchs:  # each on its own: one whose wiring raises (a bug) is reported, the others run
+        runner.guarded(f"wire {type(orch).__name__}", functools.partial(wire, orch, dbs, runner))
     listeners = [orch for orch in orchs if hasattr(orch, "on_notifications")]
     notes = NotificationConsumer(dbs[ASIC_DB], ASIC_NOTIFICATIONS_CHANNEL)
 

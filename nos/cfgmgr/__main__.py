@@ -2,11 +2,13 @@
 
 Every module of ``nos.cfgmgr`` that defines ``register(dbs, runner)`` is a manager and is wired here,
 in the order of its ``PRIORITY`` (lower first; default 100; the port manager is 0 so that
-``PortConfigDone`` is written before anything else starts).
+``PortConfigDone`` is written before anything else starts). A manager whose ``register`` raises is
+reported (``cfgmgrd:loop:register <module>`` in ``nos show errors``) and the others run.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import sys
@@ -32,8 +34,9 @@ def manager_modules() -> list[ModuleType]:
 
 
 def build(dbs: Databases, runner: Runner) -> None:
+    """Every manager, each on its own: one whose start raises (a bug) is reported and the others run."""
     for module in manager_modules():
-        module.register(dbs, runner)
+        runner.guarded(f"register {module.__name__}", functools.partial(module.register, dbs, runner))
 
 
 if __name__ == "__main__":

@@ -49,3 +49,25 @@ def test_cfgmgrd_starts_past_wrong_type_keys_and_goes_on(dbs, raw):
     wait_until(lambda: forwarded("Ethernet24", "speed", "400000"))
     report = "NOS_REJECTED_TABLE|CONFIG_DB:PORT:Ethernet24"
     wait_until(lambda: (runner.step(max_wait=0.02), not raw(6).exists(report))[1])
+
+
+def test_a_manager_whose_start_raises_is_reported_and_the_others_run(dbs, raw, monkeypatch):
+    import types
+
+    import nos.cfgmgr.__main__ as cfgmgrd
+    from nos.cfgmgr import port
+
+    def register(_dbs, _runner):
+        raise ValueError("invalid literal for int() with base 10: '²'")
+
+    broken = types.ModuleType("nos.cfgmgr.broken")
+    broken.register = register  # type: ignore[attr-defined]
+    monkeypatch.setattr(cfgmgrd, "manager_modules", lambda: [broken, port])
+    ConfigDBConnector(dbs["CONFIG_DB"]).mod_config({"PORT": PORTS})
+    runner = Runner("cfgmgrd", reporter=StateDbReporter(dbs, "cfgmgrd"))
+
+    cfgmgrd.build(dbs, runner)  # the old code: the ValueError ended cfgmgrd, at every restart
+
+    row = raw(6).hgetall("NOS_REJECTED_TABLE|cfgmgrd:loop:register nos.cfgmgr.broken")
+    assert row["status"] == "FAILED" and "'²'" in row["reason"]
+    assert raw(0).hget("_PORT_TABLE:PortConfigDone", "count") == "3"  # the port manager ran
