@@ -8,6 +8,7 @@ what they share (interface registry, event bus, switch context) comes in ``OrchD
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from types import ModuleType
@@ -45,17 +46,18 @@ def build(dbs: Databases, runner: Runner) -> list[Any]:
     # before the orchs' first reads; reported once the rebuilt view is the ASIC's
     progress = Progress(dbs, runner, NAME, upstream=UPSTREAM, enabled=False)
     orchs = [module.ORCH(deps) for module in orch_modules()]
-    for orch in orchs:
-        wire(orch, dbs, runner)
+    for orch in orchs:  # each on its own: one whose wiring raises (a bug) is reported, the others run
+        runner.guarded(f"wire {type(orch).__name__}", functools.partial(wire, orch, dbs, runner))
     listeners = [orch for orch in orchs if hasattr(orch, "on_notifications")]
     notes = NotificationConsumer(dbs[ASIC_DB], ASIC_NOTIFICATIONS_CHANNEL)
 
     def dispatch() -> None:
         batch = notes.pops()
-        for orch in listeners:
-            orch.on_notifications(batch)
+        for orch in listeners:  # each on its own: one that raises does not keep the batch from the others
+            runner.guarded(f"{ASIC_NOTIFICATIONS_CHANNEL} {type(orch).__name__}",
+                           functools.partial(orch.on_notifications, batch))
 
-    runner.add_selectable(notes, dispatch)
+    runner.add_selectable(notes, dispatch, ASIC_NOTIFICATIONS_CHANNEL)
 
     def settled() -> None:  # the replay of what APPL_DB and CONFIG_DB hold is done
         apply_view(sai)

@@ -42,7 +42,7 @@ from nos.daemon.runner import Runner
 from nos.daemon.task import Result
 from nos.db import NotificationConsumer, SubscriberStateTable
 from nos.db.connector import Databases
-from nos.db.errors import DbConnectionError, map_redis_errors
+from nos.db.errors import DbConnectionError, WrongTypeError, map_redis_errors
 from nos.db.keyops import KeyOpFieldsValues
 from nos.sai.types import ObjectType as T
 from nos.schema.dbconfig import APPL_DB, CONFIG_DB, COUNTERS_DB, FLEX_COUNTER_DB
@@ -277,16 +277,40 @@ class CounterWriter:
                 part.snapshot = None
 
     def _guarded(self, what: str, action: Callable[[], None]) -> None:
-        """Run a callback of the loop: a program bug is logged (re-raised when strict), never fatal."""
+        """Run a callback of the loop: a program bug is logged (re-raised when strict), never fatal. A
+        key this writer owns that is not a hash (garbage written by hand) fails its writes: it is
+        replaced (``repair``), and the next tick writes everything again."""
         try:
             with map_redis_errors(f"syncd counters {what}"):
                 action()
         except DbConnectionError:
             raise
+        except WrongTypeError as error:
+            log.warning("syncd.counters.wrong_type in=%s error=%s", what, error)
+            self.repair()
         except Exception:
             if self.strict:
                 raise
             log.exception("syncd.counters.crash in=%s", what)
+
+    def repair(self) -> int:
+        """Delete the keys of the objects' counter and watermark hashes that are not hashes (their next
+        write makes them rows again), and forget what was published so that it is written again.
+        Returns how many were replaced."""
+        names = [f"{table}:{oid}" for kind in STATS_BY_KIND for oid in self.stats.table(kind).rows
+                 for table in (COUNTERS_TABLE, *wm.WATERMARK_TABLES)]
+        with map_redis_errors("syncd counters repair"):
+            pipe = self.counters.client.pipeline(transaction=False)
+            for name in names:
+                pipe.type(name)
+            wrong = [name for name, kind in zip(names, pipe.execute(), strict=True) if kind not in ("hash", "none")]
+            if wrong:
+                self.counters.client.delete(*wrong)
+        for name in wrong:
+            log.warning("db.bad_key.replaced db=%s key=%s reason=not a hash: replaced by the counters written next",
+                        COUNTERS_DB, name)
+        self._forget_published()
+        return len(wrong)
 
     # -- rows follow the object store ------------------------------------------------------------
     def _resync(self, pipe: Any) -> None:
@@ -314,11 +338,13 @@ class CounterWriter:
         read = self.counters.client.pipeline(transaction=False)
         for _, oid in added:
             read.hgetall(f"{COUNTERS_TABLE}:{oid}")
-        for (kind, oid), fields in zip(added, read.execute(), strict=True):
+        for (kind, oid), fields in zip(added, read.execute(raise_on_error=False), strict=True):
+            if not isinstance(fields, dict):  # not a hash: nothing to take back (the tick's write replaces it)
+                continue
             table = self.stats.table(kind)
             for name, text in fields.items():
                 # not the watermarks: the ASIC cleared them when they were read
-                if name in table.columns and name not in CLEARED_ON_READ and text.isdigit():
+                if name in table.columns and name not in CLEARED_ON_READ and text.isdecimal():
                     try:
                         table.set(oid, name, int(text))
                     except OverflowError:
@@ -439,7 +465,10 @@ class CounterWriter:
         pipe = self.counters.client.pipeline(transaction=False)
         for kind in kinds:
             pipe.hget(NAME_MAPS[kind], request.target)
-        found = dict(zip(kinds, pipe.execute(), strict=True))
+        found = dict(zip(kinds, pipe.execute(raise_on_error=False), strict=True))
+        unreadable = [NAME_MAPS[kind] for kind in kinds if isinstance(found[kind], Exception)]
+        if unreadable:
+            raise BadCounterRequest(f"{request.target}: {', '.join(unreadable)} is not a hash (garbage in COUNTERS_DB)")
         missing = [kind.sai_name for kind in kinds if not found[kind]]
         if missing:
             raise BadCounterRequest(f"{request.target}: no {' or '.join(missing)} of that name")

@@ -184,7 +184,7 @@ class FastPathShell:
 
     def _named_pools(self, tables: Tables) -> Tables:
         """Pools by their CONFIG_DB names (COUNTERS_BUFFER_POOL_NAME_MAP) rather than their object ids."""
-        names: dict[str, str] = self.dbs[COUNTERS_DB].client.hgetall(COUNTERS_BUFFER_POOL_NAME_MAP)  # type: ignore[assignment]
+        names = Table(self.dbs[COUNTERS_DB], COUNTERS_BUFFER_POOL_NAME_MAP).get("") or {}  # not a hash: reported
         by_oid = {oid: name for name, oid in names.items()}
         pools = tables.buffers
         named = tuple(by_oid.get(oid, oid) for oid in pools.pool_oids)

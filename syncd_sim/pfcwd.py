@@ -67,7 +67,7 @@ PG_HANDLER_STATS = ("SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS", "SAI_INGRESS_PRIO
 
 # -- pure: one queue, one poll ---------------------------------------------------------------------
 def _micros(text: str | None) -> int | None:
-    return int(text) if text is not None and text.isdigit() and int(text) > 0 else None
+    return int(text) if text is not None and text.isascii() and text.isdigit() and int(text) > 0 else None
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,9 @@ class PfcWatchdog:
         for queue in queues:
             read.hmget(f"{COUNTERS_TABLE}:{queue}", WATCH_FIELDS)
         out = {}
-        for queue, values in zip(queues, read.execute(), strict=True):
+        for queue, values in zip(queues, read.execute(raise_on_error=False), strict=True):
+            if isinstance(values, Exception):  # not a hash (garbage): not watched until the counters repair it
+                continue
             watch = Watch.from_values(values)
             row = {"PFC_WD_ACTION": watch.action or "drop", "PFC_WD_STATUS": watch.status or ""}
             if watch.detection_us:
@@ -237,7 +239,7 @@ class PfcWatchdog:
         value = task.fields.get("POLL_INTERVAL")
         if value is None:
             return Result.success()
-        if not value.isdigit() or int(value) <= 0:
+        if not value.isdecimal() or int(value) <= 0:
             return Result.invalid(f"POLL_INTERVAL={value!r}: not a positive number of ms")
         self.poll_interval_ms = int(value)
         return Result.success()

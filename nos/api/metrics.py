@@ -110,7 +110,7 @@ class Snapshot:
 
 def natural_key(name: str) -> tuple[Any, ...]:
     """Ethernet4 before Ethernet12; "Ethernet0:10" after "Ethernet0:9"."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+    return tuple(int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", name))
 
 
 def read_snapshot(dbs: Databases) -> Snapshot:
@@ -184,7 +184,7 @@ class Families:
 
 def _num(fields: Fields, name: str) -> float | None:
     text = fields.get(name)
-    if text is None or not text.isdigit():
+    if text is None or not text.isdecimal():
         return None
     return float(int(text))
 

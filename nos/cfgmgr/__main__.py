@@ -2,12 +2,15 @@
 
 Every module of ``nos.cfgmgr`` that defines ``register(dbs, runner)`` is a manager and is wired here,
 in the order of its ``PRIORITY`` (lower first; default 100; the port manager is 0 so that
-``PortConfigDone`` is written before anything else starts). Once the replay of CONFIG_DB has settled,
-the APPL_DB rows a predecessor wrote and nothing asks for now are deleted (``nos.daemon.sweep``).
+``PortConfigDone`` is written before anything else starts). A manager whose ``register`` raises is
+reported (``cfgmgrd:loop:register <module>`` in ``nos show errors``) and the others run. Once the replay
+of CONFIG_DB has settled, the APPL_DB rows a predecessor wrote and nothing asks for now are deleted
+(``nos.daemon.sweep``).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import sys
@@ -53,10 +56,11 @@ def manager_modules() -> list[ModuleType]:
 
 
 def build(dbs: Databases, runner: Runner) -> None:
+    """Every manager, each on its own: one whose start raises (a bug) is reported and the others run."""
     Progress(dbs, runner, NAME)  # first: its generation baseline comes before the managers' first reads
     start_tracking(dbs[APPL_DB])
     for module in manager_modules():
-        module.register(dbs, runner)
+        runner.guarded(f"register {module.__name__}", functools.partial(module.register, dbs, runner))
     runner.when_settled(lambda: _sweep(dbs))
 
 

@@ -104,7 +104,7 @@ class DynamicBufferMgr:
         if task.is_set:
             self.inputs.default_th = task.fields.get("default_dynamic_th", self.inputs.default_th)
             ratio = task.fields.get("over_subscribe_ratio", "0")
-            if not ratio.isdigit():
+            if not ratio.isdecimal():
                 return Result.invalid(f"field over_subscribe_ratio: {ratio!r} is not a number")
             self.inputs.over_subscribe_ratio = int(ratio)
             self.dirty = True
@@ -113,7 +113,7 @@ class DynamicBufferMgr:
     def handle_pattern(self, task: KeyOpFieldsValues) -> Result:
         if task.is_set:
             mtu, small = task.fields.get("mtu", "1024"), task.fields.get("small_packet_percentage", "100")
-            if not (mtu.isdigit() and small.isdigit()):
+            if not (mtu.isdecimal() and small.isdecimal()):
                 return Result.invalid(f"fields mtu {mtu!r} / small_packet_percentage {small!r} must be numbers")
             self.inputs.pattern = hr.TrafficPattern(int(mtu), int(small))
             self.dirty = True

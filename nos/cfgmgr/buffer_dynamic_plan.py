@@ -78,7 +78,7 @@ def port_speed(fields: Mapping[str, str]) -> str:
     """The speed the headroom is computed for: the largest advertised one under autoneg."""
     adv = fields.get("adv_speeds", "")
     if fields.get("autoneg") == "on" and adv and adv != "all":
-        speeds = [int(s) for s in adv.split(",") if s.strip().isdigit()]
+        speeds = [int(s) for s in adv.split(",") if s.strip().isdecimal()]
         if speeds:
             return str(max(speeds))
     return fields.get("speed", "")
@@ -106,7 +106,7 @@ def lossless_profile(inputs: DynInputs, port: str) -> tuple[str, dict[str, str]]
     speed, mtu, cable = port_speed(fields), fields.get("mtu", "9100"), inputs.cables.get(port)
     if inputs.asic is None:
         return "the ASIC constants (STATE_DB ASIC_TABLE) are not known"
-    if not speed.isdigit() or not mtu.isdigit():
+    if not speed.isdecimal() or not mtu.isdecimal():
         return f"port {port} has no speed or mtu"
     if cable is None:
         return f"port {port} has no CABLE_LENGTH"
@@ -171,7 +171,7 @@ def _plan_up_pgs(inputs: DynInputs, plan: DynPlan, generated: Rows, port: str,
         sizes[made[0]] = int(made[1]["size"])
     total = hr.port_headroom((index, sizes.get(profile, 0)) for _, index, profile in lossless)
     limit = inputs.max_params.get(port, {}).get("max_headroom_size", "")
-    if limit.isdigit() and int(limit) and total > int(limit):  # 0: the ASIC reports no limit
+    if limit.isdecimal() and int(limit) and total > int(limit):  # 0: the ASIC reports no limit
         for key, index, _ in lossless:
             plan.errors[(PG, key)] = (f"headroom of {port}'s lossless PGs is {total} bytes, more than the port's "
                                       f"max_headroom_size {limit}: refused")
@@ -203,7 +203,7 @@ def plan_queues(inputs: DynInputs, plan: DynPlan) -> None:
         if _up(inputs, port) or ZERO_LOSSY_QUEUE not in inputs.zero_profiles:
             continue
         count = inputs.max_params.get(port, {}).get("max_queues", "")
-        if not count.isdigit():
+        if not count.isdecimal():
             continue
         free = [i for i in range(int(count)) if i not in down_ports.get(port, set())]
         for lo, hi in _ranges(free):  # always lo-hi: buffermgrdyn names the unconfigured slice so
@@ -237,7 +237,7 @@ def plan_pools(inputs: DynInputs, plan: DynPlan) -> None:
                 continue
             row = {f: v for f, v in fields.items() if f != "percentage"}
             if name in sizeless:
-                if not mmu.isdigit():
+                if not mmu.isdecimal():
                     plan.errors[(POOL, name)] = "waiting for STATE_DB BUFFER_MAX_PARAM_TABLE|global mmu_size"
                     continue
                 free = max(int(mmu) - _reserved(rows, profiles, pools, kind), 0) // len(sizeless)

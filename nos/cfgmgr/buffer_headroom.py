@@ -63,7 +63,7 @@ def _ceil_kb(value: float) -> int:
 
 def parse_cable(text: str) -> float:
     """``"5m"`` -> 5.0; raises ValueError for anything else."""
-    if not text.endswith("m") or not text[:-1].replace(".", "", 1).isdigit():
+    if not text.endswith("m") or not text[:-1].replace(".", "", 1).isdecimal():
         raise ValueError(f"cable length {text!r} is not like '5m'")
     return float(text[:-1])
 

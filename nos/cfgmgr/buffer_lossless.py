@@ -24,7 +24,7 @@ DEFAULT_MTU = "9100"
 
 def pg_ranges(pfc_enable: str) -> list[str]:
     """``"3,4"`` -> ``["3-4"]``, ``"1,3,4"`` -> ``["1", "3-4"]`` (invalid items ignored, as buffermgrd)."""
-    ids = sorted({int(item) for item in pfc_enable.split(",") if item.strip().isdigit() and int(item) < 32})
+    ids = sorted({int(item) for item in pfc_enable.split(",") if item.strip().isdecimal() and int(item) < 32})
     ranges: list[str] = []
     start = prev = -2
     for number in [*ids, -1]:

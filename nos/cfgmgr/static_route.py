@@ -144,7 +144,7 @@ def parse_nexthop(item: Mapping[str, str], version: int) -> NextHop | None:
 def parse_distance(text: str) -> int:
     if not text:
         return FRR_DEFAULT_DISTANCE
-    if not text.isdigit() or int(text) > 255:
+    if not text.isdecimal() or int(text) > 255:
         raise ValueError(f"distance '{text}' is not in 0..255")
     return int(text) or FRR_DEFAULT_DISTANCE
 

@@ -22,7 +22,7 @@ from nos.cli.roce import config_roce
 from nos.cli.vlan import vlan
 from nos.config.applied import DEFAULT_TIMEOUT_S, current_generation
 from nos.config.apply import ApplyResult, load_config, reload_config, save_config
-from nos.config.errors import ConfigFileError, ConfigValidationError
+from nos.config.errors import ConfigFileError, ConfigValidationError, UnreadableConfig
 from nos.config.files import read_config_file
 from nos.db import ConfigDBConnector
 from nos.db.configdb import Config
@@ -128,6 +128,8 @@ def save(file: Path | None, run_dir: str | None) -> None:
         rows = save_config(ConfigDBConnector(dbs[CONFIG_DB]), path)
     except ConfigFileError as exc:  # a full disk, a read-only or missing directory: the file is as it was
         fail(f"{exc}; {path} is as it was")
+    except UnreadableConfig as exc:
+        fail(str(exc))
     finally:
         dbs.close()
     click.echo(f"Saved {rows} rows to {path}.")

@@ -29,7 +29,7 @@ from nos.cli.common import connect, fail
 from nos.cli.edits.common import Refused
 from nos.config.applied import current_generation
 from nos.config.checkpoint import CheckpointError
-from nos.config.errors import ConfigFileError, ConfigValidationError
+from nos.config.errors import ConfigFileError, ConfigValidationError, UnreadableConfig
 from nos.config.transaction import PatchError, TxResult, commit
 from nos.db import ConfigDBConnector, DbError
 from nos.db.configdb import Config, ConfigConflict
@@ -115,6 +115,8 @@ def config_db(run_dir: str | None, failure: str | None = None) -> Iterator[Confi
         refuse(exc, failure)
     except ConfigConflict as exc:
         fail(f"{exc}\n{UNCHANGED}")
+    except UnreadableConfig as exc:
+        fail("\n".join([*([failure] if failure else []), str(exc)]))
     except DbError as exc:
         fail(f"cannot use the switch's databases: {exc}")
     finally:

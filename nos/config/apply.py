@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nos.config.errors import UnreadableConfig
 from nos.config.files import write_config_file
 from nos.config.transaction import TxResult, commit, replace_config
 from nos.db.configdb import Config, ConfigDBConnector, Row
@@ -67,14 +68,24 @@ def reload_config(cdb: ConfigDBConnector, target: Config) -> ApplyResult:
 
 
 def save_config(cdb: ConfigDBConnector, path: Path) -> int:
-    """Write the running CONFIG_DB to ``path``; returns the number of rows."""
-    config = cdb.get_config()
+    """Write the running CONFIG_DB to ``path``; returns the number of rows. Raises ``UnreadableConfig``
+    (and writes nothing) when CONFIG_DB holds keys that are not rows: the file would lose them."""
+    config = readable_config(cdb, "config save")
     write_config_file(path, config)
     return _count(config)
+
+
+def readable_config(cdb: ConfigDBConnector, what: str) -> Config:
+    """The whole running configuration for a file that must hold all of it (save, checkpoint):
+    ``UnreadableConfig`` if some key of CONFIG_DB is not a row."""
+    read = cdb.read_config()
+    if read.unreadable:
+        raise UnreadableConfig(read.unreadable, what)
+    return read.config
 
 
 def _count(config: Config) -> int:
     return sum(len(rows) for rows in config.values())
 
 
-__all__ = ["ApplyResult", "Row", "load_config", "merge_configs", "reload_config", "save_config"]
+__all__ = ["ApplyResult", "Row", "load_config", "merge_configs", "readable_config", "reload_config", "save_config"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from nos.config.apply import readable_config
 from nos.config.errors import ConfigFileError
 from nos.config.files import read_config_file, write_config_file
 from nos.config.transaction import TxResult, replace_config
@@ -48,7 +49,7 @@ def create(cdb: ConfigDBConnector, run_dir: Path, name: str) -> Checkpoint:
     """Save the running configuration as checkpoint ``name`` (replacing one of that name)."""
     path = path_of(run_dir, name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    config, _generation = cdb.snapshot()
+    config = readable_config(cdb, f"checkpoint {name}")  # one lacking a row would delete it at rollback
     write_config_file(path, config)
     return Checkpoint(name, path, _mtime(path), sum(len(rows) for rows in config.values()))
 

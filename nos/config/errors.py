@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from nos.db.baddata import BadKey
 from nos.schema.config import KEY_SEPARATOR, ConfigError
 
-__all__ = ["ConfigError", "ConfigFileError", "ConfigValidationError"]
+__all__ = ["ConfigError", "ConfigFileError", "ConfigValidationError", "UnreadableConfig"]
 
 
 class ConfigFileError(Exception):
@@ -58,4 +59,29 @@ class ConfigValidationError(Exception):
         lines += [f"  {error}" for error in self.errors[: self.SHOWN]]
         if len(self.errors) > self.SHOWN:
             lines.append(f"  ... and {len(self.errors) - self.SHOWN} more")
+        return "\n".join(lines)
+
+
+class UnreadableConfig(Exception):
+    """Raised by ``config save`` and checkpoint creation when CONFIG_DB holds keys that are not rows (a
+    string where a row's hash is expected): a file written without them would lose those rows at the
+    next boot or rollback without a word. ``unreadable`` names each key and why; nothing is written."""
+
+    SHOWN = 10
+
+    def __init__(self, unreadable: Sequence[BadKey], what: str = "config save") -> None:
+        self.unreadable = list(unreadable)
+        self.what = what
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        count = len(self.unreadable)
+        lines = [f"{self.what}: nothing written: CONFIG_DB holds {count} key(s) that are not rows, "
+                 "which the file would silently lose:"]
+        lines += [f"  {bad.reason}" for bad in self.unreadable[: self.SHOWN]]
+        if count > self.SHOWN:
+            lines.append(f"  ... and {count - self.SHOWN} more")
+        first = self.unreadable[0]
+        lines.append(f"Write the row again (nos config load, REST PUT, gNMI Set replace the key) or delete "
+                     f"the key (nos redis-cli -n 4 del '{first.table}{KEY_SEPARATOR}{first.key}'), then retry.")
         return "\n".join(lines)

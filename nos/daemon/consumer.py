@@ -23,6 +23,7 @@ from typing import Protocol
 from nos.daemon.errors import DaemonFatal
 from nos.daemon.merge import PendingForKey, merge_into
 from nos.daemon.task import Result, TaskStatus
+from nos.db.errors import WrongTypeError
 from nos.db.keyops import KeyOpFieldsValues
 
 log = logging.getLogger(__name__)
@@ -191,6 +192,9 @@ class TableConsumer:
             return results
         except DaemonFatal:
             raise
+        except WrongTypeError as exc:  # bad data met by the handler: not a bug, even when strict
+            self.held.clear()
+            return [Result.invalid(str(exc))] * len(tasks)
         except Exception as exc:  # a program bug: report every task of the batch, once
             if self.strict:
                 raise
@@ -203,6 +207,8 @@ class TableConsumer:
             result = self.handler(task)
         except DaemonFatal:
             raise
+        except WrongTypeError as exc:  # bad data met by the handler (a key it reads is not a row)
+            result = Result.invalid(str(exc))
         except Exception as exc:  # a program bug: SONiC's catch-all, written once
             if self.strict:
                 raise
@@ -217,6 +223,13 @@ class TableConsumer:
             self.stats.retried += 1
             self.soon = self.soon or result.soon
             log.debug("daemon.task.retry table=%s key=%s reason=%s", self.table, task.key, result.reason)
+        elif result.rejected and task.is_del and result.status is TaskStatus.INVALID:
+            # a delete refused as bad data (its key does not parse): the row is gone, so what was reported
+            # of it (it was refused when set, surely) no longer stands, nor does this refusal
+            log.info("daemon.task.invalid_delete table=%s key=%s reason=%s", self.table, task.key, result.reason)
+            self._rejected_keys.discard(task.key)
+            if self.reporter:
+                self.reporter.cleared(self.db, self.table, task.key)
         elif result.rejected:
             self.stats.rejected += 1
             level = logging.ERROR if result.status is TaskStatus.FAILED else logging.WARNING

@@ -57,7 +57,9 @@ def daemon_main(name: str, build: Build, argv: Sequence[str] | None = None) -> i
     dbs = Databases(args.redis)
     try:
         dbs[STATE_DB].ping()
-        runner = Runner(name, strict=args.strict, reporter=StateDbReporter(dbs, name))
+        reporter = StateDbReporter(dbs, name)
+        dbs.bad_keys.publisher = reporter  # keys the readers skip as not rows: in nos show errors
+        runner = Runner(name, strict=args.strict, reporter=reporter)
         build(dbs, runner)
         return runner.run()
     except DbError as exc:

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from nos.db.config_rows import Config, raw_to_typed
 from nos.db.connector import DBConnector
-from nos.db.errors import DbError, DbProtocolError, map_redis_errors
+from nos.db.errors import DbError, DbProtocolError, is_wrong_type, map_redis_errors
 from nos.db.subscription import Message, Subscription
 from nos.schema.tables import CONFIG_DB_GENERATION_KEY
 
@@ -264,6 +264,8 @@ class ConfigCache:
         assert self._config is not None
         config = dict(self._config)
         copied: set[str] = set()
+        bad_keys = self.db.bad_keys
+        wrong: list[tuple[str, str]] = []
         for name, raw in zip(names, rows, strict=True):
             table, _, key = name.partition(self.sep)
             if table not in copied:
@@ -271,11 +273,18 @@ class ConfigCache:
                 copied.add(table)
             if isinstance(raw, dict) and raw:
                 config[table][key] = raw_to_typed(raw)
-            elif isinstance(raw, Exception) and "WRONGTYPE" not in str(raw):
+            elif isinstance(raw, Exception) and not is_wrong_type(raw):
                 raise DbProtocolError(f"refresh {name}: {raw}")
             else:
                 config[table].pop(key, None)  # deleted, or not a hash: not a row
+                if isinstance(raw, Exception):
+                    wrong.append((table, key))
+                    continue
+            if bad_keys.reported:
+                bad_keys.good(self.db.name, table, key)
         self._config = {table: rows for table, rows in config.items() if rows}
+        for table, key in wrong:  # reported (a round trip each: bad data only)
+            self.db.report_wrong_types(table, [key])
 
     def _unsubscribe(self) -> None:
         if self._sub is not None:

@@ -16,6 +16,11 @@ Every apply bumps ``NOS_CONFIG_GENERATION`` (a plain key, not a table); a transa
 generation is applied only if no other apply came in between (``ConfigConflict`` otherwise). Writes
 that bypass this layer (redis-cli HSET) do not bump it.
 
+A key of CONFIG_DB that is not a row (not a hash: ``redis-cli set 'PORT|Ethernet24' x``) is left out of
+every read, and reported (``nos.db.baddata``); ``read_config`` also returns such keys, for a caller that
+must not lose them unawares (``config save`` refuses to write a configuration without them). A write
+of that row replaces the key (``config_apply.lua``).
+
 With a cache (``cached=True``), an apply with an expected generation also has the script publish the
 cache's marker after its changes (still one script, one round trip) and hands the cache the rows it
 wrote, so the cache need not read them back and the next transaction can plan with no round trip
@@ -27,8 +32,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal, NamedTuple, cast
 
+from nos.db.baddata import BadKey, not_text_reason, unreadable, wrong_type_reason
 from nos.db.config_cache import ConfigCache, Written
 from nos.db.config_rows import CONFIG_SEPARATOR as CONFIG_SEPARATOR
 from nos.db.config_rows import LIST_SUFFIX as LIST_SUFFIX
@@ -66,6 +72,14 @@ class ConfigConflict(DbError):
     """CONFIG_DB changed (another apply) since the generation a transaction was planned on."""
 
 
+class ConfigRead(NamedTuple):
+    """A whole read of CONFIG_DB: its rows, the generation they are at, and the keys that are not rows."""
+
+    config: Config
+    generation: int
+    unreadable: list[BadKey]
+
+
 @dataclass(frozen=True, slots=True)
 class RowChange:
     """One row change for ``ConfigDBConnector.apply``."""
@@ -101,10 +115,22 @@ class ConfigDBConnector:
         return {key: raw_to_typed(raw) for key, raw in Table(self.db, table).get_all().items()}
 
     def get_config(self) -> Config:
-        """The whole of CONFIG_DB as a config_db.json document, as it was between two applies."""
+        """The whole of CONFIG_DB as a config_db.json document, as it was between two applies (keys
+        that are not rows left out, and reported)."""
         return self._read_all()[0]
 
+    def read_config(self) -> ConfigRead:
+        """``get_config``, with its generation and the keys left out as not rows (each reported)."""
+        read = self._read_once()
+        for bad in read.unreadable:
+            self.db.bad_keys.report(bad)
+        return read
+
     def _read_all(self) -> tuple[Config, int]:
+        read = self.read_config()
+        return read.config, read.generation
+
+    def _read_once(self) -> ConfigRead:
         """Every row and the generation they are at. The generation is read with the first and the
         last of the three round trips; an apply in between (it bumps the generation) means a read
         again, so no reader sees half of an apply (``ConfigConflict`` after ``READ_ATTEMPTS`` reads that
@@ -129,11 +155,19 @@ class ConfigDBConnector:
         else:
             raise ConfigConflict(f"CONFIG_DB kept changing while it was read: gave up after {READ_ATTEMPTS} reads")
         config: Config = {}
+        bad = [self._bad(name, kind) for name, kind in zip(names, types, strict=True) if kind not in ("hash", "none")]
         for name, raw in zip(hashes, rows, strict=True):
             if raw:
                 table, _, key = name.partition(self.sep)
                 config.setdefault(table, {})[key] = raw_to_typed(raw)
-        return config, int(before or 0)
+            elif unreadable(name, raw):
+                bad.append(self._bad(name, ""))
+        return ConfigRead(config, int(before or 0), bad)
+
+    def _bad(self, name: str, kind: str) -> BadKey:
+        table, _, key = name.partition(self.sep)
+        reason = wrong_type_reason(self.db.name, name, kind) if kind else not_text_reason(self.db.name, name)
+        return BadKey(self.db.name, table, key, reason)
 
     # -- writes --------------------------------------------------------------------------------
     def set_entry(self, table: str, key: Key, data: Row | None) -> None:

@@ -13,6 +13,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from nos.db.baddata import BadKey, BadKeys, wrong_type_reason
 from nos.db.errors import DbConnectionError, map_redis_errors
 from nos.db.keyspace import KeyspaceHub
 from nos.db.scripts import DirectConnection, Script
@@ -31,8 +32,10 @@ def normalise_url(url: str) -> str:
 class DBConnector:
     """A connection to one logical database, as swss-common's ``DBConnector``."""
 
-    def __init__(self, db: str | int, url: str, *, config: SonicDBConfig | None = None) -> None:
+    def __init__(self, db: str | int, url: str, *, config: SonicDBConfig | None = None,
+                 bad_keys: BadKeys | None = None) -> None:
         self.config = config or default_db_config()
+        self.bad_keys = bad_keys or BadKeys()  # where readers report the keys they skip (nos.db.baddata)
         self.name = db if isinstance(db, str) else self.config.name_of(db)
         info = self.config.info(self.name)
         self.id = info.id
@@ -50,9 +53,14 @@ class DBConnector:
         of 73 with its round trip); and under RESP3 every pub/sub message is a push that redis-py
         formats into a debug string and hands to a logger looked up per message (a drain of 3
         keyspace events 53 us instead of 35). A RESP2 connection also needs no HELLO when it
-        connects. No caller uses a reply shape that only RESP3 has."""
+        connects. No caller uses a reply shape that only RESP3 has.
+
+        Replies are decoded with ``errors="replace"``: a key or value that is not UTF-8 (binary garbage
+        written with redis-cli) reads with U+FFFD in place of its bad bytes instead of raising
+        UnicodeDecodeError in whichever reader meets it (see ``nos.db.baddata``)."""
         return redis.Redis.from_url(
-            self.url, db=self.id, decode_responses=True, health_check_interval=0, protocol=2,
+            self.url, db=self.id, decode_responses=True, encoding_errors="replace", health_check_interval=0,
+            protocol=2,
             retry=Retry(NoBackoff(), 0),  # fail fast: a silent reconnect would drop subscriptions' messages
             **options,
         )
@@ -65,6 +73,28 @@ class DBConnector:
         with map_redis_errors(f"ping {self.name}"):
             if not self.client.ping():
                 raise DbConnectionError(f"{self.name}: PING not answered")
+
+    def row_name(self, table: str, key: str) -> str:
+        """The Redis key of a row (an empty key names the table's own hash, as a name map)."""
+        return table if key == "" else f"{table}{self.separator}{key}"
+
+    def wrong_types(self, table: str, keys: list[str], expected: str = "hash") -> list[BadKey]:
+        """Reports for rows of ``table`` that a command refused with WRONGTYPE, their types read in one
+        round trip (the error path only); a key that meanwhile became what was expected, or went, is
+        left out."""
+        names = [self.row_name(table, key) for key in keys]
+        with map_redis_errors(f"type of {len(names)} keys"):
+            pipe = self.client.pipeline(transaction=False)
+            for name in names:
+                pipe.type(name)
+            types = pipe.execute()
+        return [BadKey(self.name, table, key, wrong_type_reason(self.name, name, kind, expected))
+                for key, name, kind in zip(keys, names, types, strict=True) if kind not in (expected, "none")]
+
+    def report_wrong_types(self, table: str, keys: list[str], expected: str = "hash") -> None:
+        """``wrong_types``, each reported to ``bad_keys``."""
+        for bad in self.wrong_types(table, keys, expected):
+            self.bad_keys.report(bad)
 
     def pubsub(self) -> Any:
         """A new pub/sub connection (keyspace and table channels are server-wide), speaking RESP2."""
@@ -108,12 +138,13 @@ class Databases:
     def __init__(self, url: str, config: SonicDBConfig | None = None) -> None:
         self.url = normalise_url(url)
         self.config = config or default_db_config()
+        self.bad_keys = BadKeys()  # shared by every connector: one log and one publisher per process
         self._connectors: dict[str, DBConnector] = {}
 
     def __getitem__(self, name: str) -> DBConnector:
         conn = self._connectors.get(name)
         if conn is None:
-            conn = self._connectors[name] = DBConnector(name, self.url, config=self.config)
+            conn = self._connectors[name] = DBConnector(name, self.url, config=self.config, bad_keys=self.bad_keys)
         return conn
 
     def close(self) -> None:

@@ -22,12 +22,14 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+from nos.db.errors import DbProtocolError, is_wrong_type
 from nos.db.subscription import Subscription
 
 if TYPE_CHECKING:
     from nos.db.connector import DBConnector
 
 Listener = Callable[[str, str], None]  # (key within the table, event name)
+WRONG_TYPE = "WRONGTYPE"  # what ``read_rows`` gives for a key that is not a hash
 
 WHOLE_DB = frozenset({"CONFIG_DB", "FLEX_COUNTER_DB"})  # low-churn: one pattern for the DB
 
@@ -41,7 +43,7 @@ class KeyspaceHub:
         self.whole_db = db.name in WHOLE_DB
         self._listeners: dict[str, list[Listener]] = defaultdict(list)
         self._sub = Subscription(db)
-        self._read: dict[str, dict[str, str]] = {}  # row name -> its fields, read after its last event
+        self._read: dict[str, dict[str, str] | str] = {}  # row name -> its fields, read after its last event
         self._db = db
         self._applied_channel: str | None = None
         self.generation = 0  # the last apply whose events have all been handed to the listeners
@@ -85,13 +87,14 @@ class KeyspaceHub:
                 for listener in listeners:
                     listener(key, msg.data)
 
-    def read_rows(self, db: DBConnector, names: list[str]) -> list[dict[str, str]]:
+    def read_rows(self, db: DBConnector, names: list[str]) -> list[dict[str, str] | str]:
         """The rows ``names`` (whole Redis keys), read in one pipeline, except those another reader of
         the same table in this process read after their last event: a change to a table that several
         managers follow (PORT: the port, buffer and RoCE managers) is read once, not once per manager.
         Such a row is as current as the event that made it pending, which is what a level-triggered
-        reader needs; a later event makes it pending (and read) again."""
-        out: list[dict[str, str] | None] = []
+        reader needs; a later event makes it pending (and read) again. A key that is not a hash gives
+        ``WRONG_TYPE`` in its place: one such key fails nothing else of the pipeline."""
+        out: list[dict[str, str] | str | None] = []
         missing: list[int] = []
         for name in names:
             kept = self._read.get(name)
@@ -104,12 +107,21 @@ class KeyspaceHub:
             pipe = db.client.pipeline(transaction=False)
             for at in missing:
                 pipe.hgetall(names[at])
-            for at, row in zip(missing, pipe.execute(), strict=True):
+            for at, reply in zip(missing, pipe.execute(raise_on_error=False), strict=True):
+                row = _row(names[at], reply)
                 out[at] = row
                 table = names[at].partition(self.separator)[0]
                 if len(self._listeners.get(table, ())) > 1:  # only where another reader may want it
                     self._read[names[at]] = row
-        return cast(list[dict[str, str]], out)
+        return cast(list[dict[str, str] | str], out)
 
     def close(self) -> None:
         self._sub.close()
+
+
+def _row(name: str, reply: object) -> dict[str, str] | str:
+    if isinstance(reply, dict):
+        return reply
+    if is_wrong_type(reply):
+        return WRONG_TYPE
+    raise DbProtocolError(f"hgetall {name}: {reply}")

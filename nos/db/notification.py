@@ -1,6 +1,8 @@
 """NotificationProducer / NotificationConsumer: plain pub/sub channels carrying ``[op, data, f, v, ...]``.
 
 The payload is a compact JSON array of strings, as swss-common's ``JSon::buildJson`` writes it.
+A message that is not one (not JSON, not an array of an even number of strings) is dropped and
+reported (``nos.db.baddata``: ``<DB>:<channel>:(message)``), until the channel's next good message.
 """
 
 from __future__ import annotations
@@ -11,12 +13,15 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from nos.db.baddata import BadKey, shown
 from nos.db.connector import DBConnector
 from nos.db.errors import map_redis_errors
 from nos.db.keyops import FieldValues, as_fvs
 from nos.db.subscription import Message, Subscription
 
 log = logging.getLogger(__name__)
+
+MALFORMED_KEY = "(message)"  # the key a malformed message is reported under
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +42,24 @@ def encode_notification(op: str, data: str, fvs: FieldValues = ()) -> str:
 
 def decode_notification(payload: str) -> Notification:
     """Parse a payload; raises ValueError when it is not a JSON array of an even number of strings."""
-    items = json.loads(payload)
+    try:
+        items = json.loads(payload)
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the parser goes
+        raise ValueError(f"not JSON ({type(exc).__name__}): {shown(payload)}") from None
     if not isinstance(items, list) or len(items) < 2 or len(items) % 2 or not all(isinstance(i, str) for i in items):
-        raise ValueError(f"not a notification payload: {payload[:200]!r}")
+        raise ValueError(f"not a notification payload ([op, data, field, value, ...] strings): {shown(payload)}")
     return Notification(items[0], items[1], tuple(zip(items[2::2], items[3::2], strict=True)))
+
+
+def report_bad_notification(db: DBConnector, channel: str, op: str, reason: str) -> None:
+    """A well-formed notification whose data its listener cannot use (``<DB>:<channel>:<op>``, cleared
+    by ``notification_ok`` when a later one of that op is good); the listener goes on."""
+    db.bad_keys.report(BadKey(db.name, channel, op, f"dropped: {reason}"))
+
+
+def notification_ok(db: DBConnector, channel: str, op: str) -> None:
+    if db.bad_keys.reported:
+        db.bad_keys.good(db.name, channel, op)
 
 
 class NotificationProducer:
@@ -74,12 +93,15 @@ class NotificationConsumer:
         self._ingest(self._sub.drain())
 
     def _ingest(self, messages: list[Message]) -> None:
+        bad_keys = self.db.bad_keys
         for msg in messages:
             try:
                 note = decode_notification(msg.data)
             except ValueError as exc:
-                log.warning("db.notification.malformed channel=%s error=%s", self.channel, exc)
+                bad_keys.report(BadKey(self.db.name, self.channel, MALFORMED_KEY, f"dropped: {exc}"))
                 continue
+            if bad_keys.reported:
+                bad_keys.good(self.db.name, self.channel, MALFORMED_KEY)
             if self.ops is None or note.op in self.ops:
                 self._queue.append(note)
 

@@ -181,7 +181,7 @@ def parse_pg_profile_lookup(text: str) -> list[PgLookupRow]:
         fields = line.split("#", 1)[0].split()
         if not fields:
             continue
-        if len(fields) not in (6, 7) or not fields[0].isdigit():
+        if len(fields) not in (6, 7) or not fields[0].isdecimal():
             raise SkuDataError(f"{PG_LOOKUP_FILE} line {number}: {line!r}")
         offset = fields[6] if len(fields) == 7 else None
         rows.append(

@@ -40,7 +40,7 @@ def sai_mac(mac: str) -> str:
 def parse_list(text: str) -> list[str]:
     """``3:a,b,c`` -> [a, b, c]; raises ValueError when the count does not match."""
     count, sep, rest = text.partition(":")
-    if not sep or not count.isdigit():
+    if not sep or not count.isdecimal():
         raise ValueError(f"not a SAI list: {text!r}")
     n = int(count)
     if n == 0:
@@ -164,7 +164,10 @@ def _check_ip(meta: AttrMeta, text: str) -> None:
 
 
 def _check_qos_map(meta: AttrMeta, text: str) -> None:
-    data = json.loads(text)
+    try:
+        data = json.loads(text)
+    except RecursionError:  # nested deeper than the parser goes: not a map either
+        raise ValueError("not a QoS map list {count, list}: nested too deep") from None
     if not isinstance(data, dict) or not isinstance(data.get("list"), list) or data.get("count") != len(data["list"]):
         raise ValueError("not a QoS map list {count, list}")
 

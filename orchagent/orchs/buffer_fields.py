@@ -45,7 +45,7 @@ class BadBufferField(ValueError):
 
 
 def _bytes(field: str, value: str) -> str:
-    if not value.isdigit() or int(value) > U64_MAX:
+    if not value.isdecimal() or int(value) > U64_MAX:
         raise BadBufferField(f"field {field}: {value!r} is not a byte count")
     return str(int(value))
 

@@ -38,12 +38,13 @@ from dataclasses import dataclass
 from nos.daemon.task import Result, TaskStatus
 from nos.db import Notification, Table
 from nos.db.keyops import KeyOpFieldsValues
+from nos.db.notification import notification_ok, report_bad_notification
 from nos.sai.keys import fdb_key
 from nos.sai.ops import SaiOp
 from nos.sai.types import NULL_OID
 from nos.sai.types import ObjectType as T
-from nos.schema.dbconfig import APPL_DB, STATE_DB
-from nos.schema.tables import APP_FDB_TABLE_NAME, STATE_FDB_TABLE_NAME
+from nos.schema.dbconfig import APPL_DB, ASIC_DB, STATE_DB
+from nos.schema.tables import APP_FDB_TABLE_NAME, ASIC_NOTIFICATIONS_CHANNEL, STATE_FDB_TABLE_NAME
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import OperChanged
 from orchagent.core.registry import Kind
@@ -174,7 +175,10 @@ def parse_notice(item: object) -> FdbNotice:
     """One item of an ``fdb_event`` (sairedis ``sai_serialize_fdb_event_ntf``); raises ValueError."""
     if not isinstance(item, dict):
         raise ValueError("not an object")
-    key = json.loads(str(item.get("fdb_entry", "")))
+    try:
+        key = json.loads(str(item.get("fdb_entry", "")))
+    except RecursionError:
+        raise ValueError("fdb_entry is nested too deep") from None
     attrs = item.get("list") or []
     if not isinstance(key, dict) or not isinstance(attrs, list):
         raise ValueError("fdb_entry is not a JSON object or list is not a list")
@@ -184,14 +188,16 @@ def parse_notice(item: object) -> FdbNotice:
                      _oid(bridge_port))
 
 
-def parse_fdb_event(data: str) -> list[FdbNotice]:
-    """The notification's entries; malformed ones are logged and left out."""
+def parse_fdb_event(data: str, problems: list[str] | None = None) -> list[FdbNotice]:
+    """The notification's entries; malformed ones are logged, left out and said in ``problems``."""
     try:
         items = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         items = None
     if not isinstance(items, list):
         log.warning("orch.fdb.bad_notification data=%s", data[:200])
+        if problems is not None:
+            problems.append(f"not a JSON list: {data[:200]!r}")
         return []
     out = []
     for item in items:
@@ -199,6 +205,8 @@ def parse_fdb_event(data: str) -> list[FdbNotice]:
             out.append(parse_notice(item))
         except ValueError as why:
             log.warning("orch.fdb.bad_notification item=%s reason=%s", str(item)[:200], why)
+            if problems is not None:
+                problems.append(f"item {str(item)[:100]!r}: {why}")
     return out
 
 
@@ -271,10 +279,16 @@ class FdbOrch:
 
     # -- syncd's fdb_event ------------------------------------------------------------------------
     def on_notifications(self, notes: list[Notification]) -> None:
+        asic = self.deps.dbs[ASIC_DB]
         for note in notes:
             if note.op == FDB_EVENT:
-                for notice in parse_fdb_event(note.data):
+                problems: list[str] = []
+                for notice in parse_fdb_event(note.data, problems):
                     self._on_notice(notice)
+                if problems:
+                    report_bad_notification(asic, ASIC_NOTIFICATIONS_CHANNEL, FDB_EVENT, "; ".join(problems[:3]))
+                else:
+                    notification_ok(asic, ASIC_NOTIFICATIONS_CHANNEL, FDB_EVENT)
 
     def _on_notice(self, notice: FdbNotice) -> None:
         vlan = self.deps.registry.get(self.deps.registry.name_of(notice.bvid) or "") if notice.bvid else None

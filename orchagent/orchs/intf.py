@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from nos.daemon.task import Result
 from nos.db.keyops import KeyOpFieldsValues
+from nos.db.table import write_hashes
 from nos.sai.keys import neighbor_key, route_key
 from nos.sai.ops import SaiOp
 from nos.sai.types import ObjectType as T
@@ -90,7 +91,7 @@ def _mac(value: str) -> str:
 
 
 def _int(value: str) -> int:
-    if not value.isdigit():
+    if not value.isdecimal():
         raise InvalidEntry(f"{value!r} is not a number")
     return int(value)
 
@@ -187,7 +188,6 @@ class IntfOrch:
     def __init__(self, deps: OrchDeps) -> None:
         self.deps = deps
         self.l3 = deps.l3
-        self.counters = deps.dbs[COUNTERS_DB].client
         deps.bus.subscribe(MtuChanged, self.on_mtu)
 
     def handle(self, table: str, task: KeyOpFieldsValues) -> Result:
@@ -233,10 +233,8 @@ class IntfOrch:
         self.deps.registry.ref(device.name)
         if not entry.parent:
             device.rif, device.vrf = oid, entry.vrf
-        pipe = self.counters.pipeline(transaction=False)
-        pipe.hset(COUNTERS_RIF_NAME_MAP, entry.alias, oid)
-        pipe.hset(COUNTERS_RIF_TYPE_MAP, oid, rif_type)
-        pipe.execute()
+        write_hashes(self.deps.dbs[COUNTERS_DB], {COUNTERS_RIF_NAME_MAP: {entry.alias: oid},
+                                                  COUNTERS_RIF_TYPE_MAP: {oid: rif_type}})
         log.info("orch.intf.created intf=%s rif=%s vrf=%s", entry.alias, oid, entry.vrf or "default")
         return Result.success()
 
@@ -290,10 +288,8 @@ class IntfOrch:
         device = self.deps.registry.get(intf.device)
         if device is not None and device.rif == intf.oid:
             device.rif, device.vrf = "", ""
-        pipe = self.counters.pipeline(transaction=False)
-        pipe.hdel(COUNTERS_RIF_NAME_MAP, intf.alias)
-        pipe.hdel(COUNTERS_RIF_TYPE_MAP, intf.oid)
-        pipe.execute()
+        write_hashes(self.deps.dbs[COUNTERS_DB], {}, {COUNTERS_RIF_NAME_MAP: [intf.alias],
+                                                      COUNTERS_RIF_TYPE_MAP: [intf.oid]})
 
     # -- addresses -----------------------------------------------------------------------------
     def _address(self, entry: AddrEntry, add: bool) -> Result:

@@ -64,7 +64,7 @@ def parse(key: str, fvs: tuple[tuple[str, str], ...]) -> NhgEntry:
     ips = [i for i in fields.get("nexthop", "").split(",") if i]
     aliases = [a for a in fields.get("ifname", "").split(",") if a]
     weights = [w for w in fields.get("weight", "").split(",") if w]
-    if not all(w.isdigit() for w in weights):
+    if not all(w.isdecimal() for w in weights):
         raise InvalidEntry(f"weight {fields['weight']!r} is not a list of numbers")
     members = tuple(m for m in fields.get("nexthop_group", "").split(",") if m)
     if members:

@@ -202,7 +202,7 @@ class PfcWdOrch:
         queues = self._queues(port_oid)
         problems = []
         for index, status in task.fvs:
-            if not index.isdigit() or int(index) >= len(queues):
+            if not index.isdecimal() or int(index) >= len(queues):
                 problems.append(f"{index!r}: not a queue index of {task.key}")
             elif status != STORM:
                 problems.append(f"queue {index}: {status!r} is not {STORM}")
@@ -273,7 +273,7 @@ class PfcWdOrch:
 
         def num(values: dict[str, str], name: str) -> int:
             text = values.get(name, "0")
-            return int(text) if text.isdigit() else 0
+            return int(text) if text.isdecimal() else 0
         return rows.HwStats(num(q, "SAI_QUEUE_STAT_PACKETS"), num(q, "SAI_QUEUE_STAT_DROPPED_PACKETS"),
                             num(pg, "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS"),
                             num(pg, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"))

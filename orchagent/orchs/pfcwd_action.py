@@ -89,7 +89,7 @@ class Actions:
     # -- the ASIC --------------------------------------------------------------------------------
     def _pfc_mask(self, port: str) -> int:
         value = self._get(T.PORT, port, PFC_ATTR)
-        return int(value) if value is not None and value.isdigit() else 0
+        return int(value) if value is not None and value.isdecimal() else 0
 
     def _set_pfc(self, port: str, mask: int) -> None:
         self._set(T.PORT, port, PFC_ATTR, str(mask))

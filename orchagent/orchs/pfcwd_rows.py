@@ -42,7 +42,7 @@ class WdConfig:
 
 def _ms(name: str, value: str, bounds: tuple[int, int]) -> int:
     low, high = bounds
-    if not value.isdigit() or not low <= int(value) <= high:
+    if not value.isdecimal() or not low <= int(value) <= high:
         raise InvalidEntry(f"{name}={value!r}: must be {low}..{high} ms")
     return int(value)
 
@@ -85,7 +85,7 @@ def parse_global(fields_: Mapping[str, str]) -> tuple[GlobalConfig, list[str]]:
     problems = []
     for name, value in fields_.items():
         if name == "POLL_INTERVAL":
-            if value.isdigit() and int(value) > 0:
+            if value.isdecimal() and int(value) > 0:
                 poll = int(value)
             else:
                 problems.append(f"POLL_INTERVAL={value!r}: not a positive number of ms")
@@ -103,7 +103,7 @@ def parse_priorities(text: str) -> int:
     """``"3,4"`` -> 0b11000; raises InvalidEntry."""
     mask = 0
     for item in filter(None, (part.strip() for part in text.split(","))):
-        if not item.isdigit() or int(item) not in PRIORITIES:
+        if not item.isdecimal() or int(item) not in PRIORITIES:
             raise InvalidEntry(f"{item!r} is not a priority 0..7")
         mask |= 1 << int(item)
     return mask
@@ -185,7 +185,7 @@ class WdStats:
     @classmethod
     def from_fields(cls, values: Mapping[str, str]) -> WdStats:
         """Unparseable numbers count as 0 (a user may have written anything there)."""
-        numbers = {name: int(values[f]) if values.get(f, "").isdigit() else 0 for name, f in STAT_FIELDS.items()}
+        numbers = {name: int(values[f]) if values.get(f, "").isdecimal() else 0 for name, f in STAT_FIELDS.items()}
         return cls(**numbers, operational=values.get("PFC_WD_STATUS", OPERATIONAL) == OPERATIONAL)
 
     def to_fields(self) -> dict[str, str]:

@@ -11,7 +11,6 @@ interface's oper status, and an ``OperChanged`` event for other orchs.
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from itertools import islice
@@ -19,13 +18,16 @@ from itertools import islice
 from nos.daemon.task import Result
 from nos.db import Notification, Table
 from nos.db.keyops import KeyOpFieldsValues
+from nos.db.notification import notification_ok, report_bad_notification
+from nos.db.table import write_hashes
 from nos.sai import status as st
 from nos.sai.ops import OpKind, SaiOp
 from nos.sai.types import ObjectType as T
 from nos.sai.values import parse_list, sai_bool, sai_list
-from nos.schema.dbconfig import APPL_DB, COUNTERS_DB, STATE_DB
+from nos.schema.dbconfig import APPL_DB, ASIC_DB, COUNTERS_DB, STATE_DB
 from nos.schema.tables import (
     APP_PORT_TABLE_NAME,
+    ASIC_NOTIFICATIONS_CHANNEL,
     COUNTERS_PG_INDEX_MAP,
     COUNTERS_PG_NAME_MAP,
     COUNTERS_PG_PORT_MAP,
@@ -42,7 +44,16 @@ from nos.schema.tables import (
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import MtuChanged, OperChanged, PfcAsymChanged
 from orchagent.core.registry import Interface, Kind
-from orchagent.orchs.port_fields import MTU_OVERHEAD, BadField, changed, parse_lanes, port_attrs, serdes_attrs
+from orchagent.orchs.port_fields import (
+    MTU_OVERHEAD,
+    PORT_STATE_CHANGE,
+    BadField,
+    changed,
+    parse_lanes,
+    parse_port_states,
+    port_attrs,
+    serdes_attrs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +80,26 @@ class PortObjects:
     scheduler_groups: list[str] = field(default_factory=list)
 
 
+def name_maps(port: PortObjects) -> dict[str, dict[str, str]]:
+    """COUNTERS_DB name maps of a port, its queues and priority groups: map -> fields (pure)."""
+    maps: dict[str, dict[str, str]] = {COUNTERS_PORT_NAME_MAP: {port.name: port.oid}}
+    for i, queue in enumerate(port.queues):
+        maps.setdefault(COUNTERS_QUEUE_NAME_MAP, {})[f"{port.name}:{i}"] = queue
+        maps.setdefault(COUNTERS_QUEUE_PORT_MAP, {})[queue] = port.oid
+        maps.setdefault(COUNTERS_QUEUE_INDEX_MAP, {})[queue] = str(i)
+        maps.setdefault(COUNTERS_QUEUE_TYPE_MAP, {})[queue] = "SAI_QUEUE_TYPE_UNICAST"
+    for i, pg in enumerate(port.pgs):
+        maps.setdefault(COUNTERS_PG_NAME_MAP, {})[f"{port.name}:{i}"] = pg
+        maps.setdefault(COUNTERS_PG_PORT_MAP, {})[pg] = port.oid
+        maps.setdefault(COUNTERS_PG_INDEX_MAP, {})[pg] = str(i)
+    return maps
+
+
+def name_map_fields(port: PortObjects) -> dict[str, list[str]]:
+    """The fields ``name_maps`` writes for the port, by map (what its removal deletes)."""
+    return {name: list(fields) for name, fields in name_maps(port).items()}
+
+
 def create_op(oid: str, lanes: list[int], attrs: list[tuple[str, str]]) -> SaiOp:
     return SaiOp.create(T.PORT, oid, ("SAI_PORT_ATTR_HW_LANE_LIST", sai_list(lanes)), *attrs)
 
@@ -88,7 +119,6 @@ class PortOrch:
         self.appl = Table(deps.dbs[APPL_DB], APP_PORT_TABLE_NAME)
         self.state = Table(deps.dbs[STATE_DB], STATE_PORT_TABLE_NAME)
         self.buffer_max = Table(deps.dbs[STATE_DB], STATE_BUFFER_MAXIMUM_VALUE_TABLE)
-        self.counters = deps.dbs[COUNTERS_DB].client
 
     # -- tasks ------------------------------------------------------------------------------------
     def handle(self, table: str, task: KeyOpFieldsValues) -> Result:
@@ -323,32 +353,11 @@ class PortOrch:
         self.ports.pop(port.name, None)
         self.by_oid.pop(port.oid, None)
         self.deps.registry.remove(port.name)
-        pipe = self.counters.pipeline(transaction=False)
-        pipe.hdel(COUNTERS_PORT_NAME_MAP, port.name)
-        for i, queue in enumerate(port.queues):
-            pipe.hdel(COUNTERS_QUEUE_NAME_MAP, f"{port.name}:{i}")
-            for name in (COUNTERS_QUEUE_PORT_MAP, COUNTERS_QUEUE_INDEX_MAP, COUNTERS_QUEUE_TYPE_MAP):
-                pipe.hdel(name, queue)
-        for i, pg in enumerate(port.pgs):
-            pipe.hdel(COUNTERS_PG_NAME_MAP, f"{port.name}:{i}")
-            for name in (COUNTERS_PG_PORT_MAP, COUNTERS_PG_INDEX_MAP):
-                pipe.hdel(name, pg)
-        pipe.execute()
+        write_hashes(self.deps.dbs[COUNTERS_DB], {}, name_map_fields(port))
         self.buffer_max.delete(port.name)
 
     def _publish_maps(self, port: PortObjects) -> None:
-        pipe = self.counters.pipeline(transaction=False)
-        pipe.hset(COUNTERS_PORT_NAME_MAP, port.name, port.oid)
-        for i, queue in enumerate(port.queues):
-            pipe.hset(COUNTERS_QUEUE_NAME_MAP, f"{port.name}:{i}", queue)
-            pipe.hset(COUNTERS_QUEUE_PORT_MAP, queue, port.oid)
-            pipe.hset(COUNTERS_QUEUE_INDEX_MAP, queue, str(i))
-            pipe.hset(COUNTERS_QUEUE_TYPE_MAP, queue, "SAI_QUEUE_TYPE_UNICAST")
-        for i, pg in enumerate(port.pgs):
-            pipe.hset(COUNTERS_PG_NAME_MAP, f"{port.name}:{i}", pg)
-            pipe.hset(COUNTERS_PG_PORT_MAP, pg, port.oid)
-            pipe.hset(COUNTERS_PG_INDEX_MAP, pg, str(i))
-        pipe.execute()
+        write_hashes(self.deps.dbs[COUNTERS_DB], name_maps(port))  # a map that is not a hash is replaced
 
     # -- oper state (syncd notifications) -----------------------------------------------------------
     def on_notifications(self, notes: list[Notification]) -> None:
@@ -356,22 +365,25 @@ class PortOrch:
         the ASIC in one bulk set (128 ports coming up are one request, not 128)."""
         hostifs: list[tuple[str, tuple[tuple[str, str], ...]]] = []
         for note in notes:
-            if note.op == "port_state_change":
+            if note.op == PORT_STATE_CHANGE:
                 hostifs += self._port_state_change(note.data)
         if hostifs:
             self.sai.bulk(OpKind.SET, T.HOSTIF, hostifs)  # a refusal is logged by the client
 
     def _port_state_change(self, data: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+        asic = self.deps.dbs[ASIC_DB]
         try:
-            items = json.loads(data)
-        except ValueError:
-            log.warning("orch.port.bad_notification data=%s", data[:200])
+            states = parse_port_states(data)
+        except ValueError as why:
+            log.warning("orch.port.bad_notification data=%s reason=%s", data[:200], why)
+            report_bad_notification(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_STATE_CHANGE, str(why))
             return []
+        notification_ok(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_STATE_CHANGE)
         hostifs = []
-        for item in items:
-            name = self.by_oid.get(item.get("port_id", ""))
+        for oid, up in states:
+            name = self.by_oid.get(oid)
             if name is not None:
-                hostifs += self._oper(name, item.get("port_state") == "SAI_PORT_OPER_STATUS_UP")
+                hostifs += self._oper(name, up)
         return hostifs
 
     def _oper(self, name: str, up: bool) -> list[tuple[str, tuple[tuple[str, str], ...]]]:

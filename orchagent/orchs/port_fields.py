@@ -8,6 +8,7 @@ programmed: like SONiC's virtual switch, this ASIC does not offer it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping
 
 from nos.sai.values import sai_bool, sai_list
@@ -181,3 +182,25 @@ def changed(old: Iterable[tuple[str, str]], new: Iterable[tuple[str, str]]) -> A
     """Attributes of ``new`` whose values differ from ``old``."""
     before = dict(old)
     return [(attr, value) for attr, value in new if before.get(attr) != value]
+
+
+PORT_STATE_CHANGE = "port_state_change"  # the ASIC_DB NOTIFICATIONS op
+OPER_UP = "SAI_PORT_OPER_STATUS_UP"
+
+
+def parse_port_states(data: str) -> list[tuple[str, bool]]:
+    """A ``port_state_change``'s data (sairedis ``sai_serialize_port_oper_status_ntf``: a JSON list of
+    ``{"port_id": oid, "port_state": status}``) as (oid, up) pairs; raises ValueError naming what is wrong."""
+    try:
+        items = json.loads(data)
+    except (ValueError, RecursionError):
+        raise ValueError("not JSON") from None
+    if not isinstance(items, list):
+        raise ValueError("not a JSON list")
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("port_id"), str) \
+                or not isinstance(item.get("port_state"), str):
+            raise ValueError(f"item {str(item)[:100]!r} is not {{port_id, port_state}} strings")
+        out.append((item["port_id"], item["port_state"] == OPER_UP))
+    return out

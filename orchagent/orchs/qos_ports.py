@@ -53,7 +53,7 @@ def parse_priorities(field: str, value: str) -> int:
     for item in (i.strip() for i in value.split(",")):
         if not item:
             continue
-        if not item.isdigit() or int(item) > 7:
+        if not item.isdecimal() or int(item) > 7:
             raise InvalidQosRow(f"field {field!r}: priority {item!r} is not 0..7")
         mask |= 1 << int(item)
     return mask
@@ -114,7 +114,7 @@ def parse_queue_key(key: str) -> QueueKey:
     ports = tuple(p for p in parts[0].split(",") if p)
     low_text, _, high_text = parts[1].partition("-")
     high_text = high_text or low_text
-    if not (ports and low_text.isdigit() and high_text.isdigit()) or int(low_text) > int(high_text):
+    if not (ports and low_text.isdecimal() and high_text.isdecimal()) or int(low_text) > int(high_text):
         raise InvalidQosRow(f"key {key!r}: {parts[1]!r} is not a queue index or range lo-hi")
     return QueueKey(ports, int(low_text), int(high_text))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 
+from nos.daemon.errors import DaemonFatal
 from nos.daemon.task import Result
 from nos.db import Table
 from nos.db.connector import Databases
@@ -72,8 +73,12 @@ def init_switch(dbs: Databases, sai: SaiRedis) -> SwitchContext:
 
 
 def apply_view(sai: SaiRedis) -> None:
-    """APPLY_VIEW: the view orchagent rebuilt becomes the ASIC's (syncd keeps what did not change)."""
-    sai.notify_syncd(APPLY_VIEW)
+    """APPLY_VIEW: the view orchagent rebuilt becomes the ASIC's (syncd keeps what did not change). A
+    refusal leaves orchagent with a view the ASIC does not have: fatal, the restart builds it again."""
+    try:
+        sai.notify_syncd(APPLY_VIEW)
+    except SaiError as exc:
+        raise DaemonFatal(f"APPLY_VIEW refused: {exc}") from exc
     log.info("orchagent.view.applied")
 
 

@@ -89,7 +89,7 @@ def parse(key: str, fvs: tuple[tuple[str, str], ...]) -> VrfEntry:
             except InvalidEntry as exc:
                 raise InvalidEntry(f"field {name}: {exc}") from None
         elif name == "vni":
-            if not value.isdigit():
+            if not value.isdecimal():
                 raise InvalidEntry(f"field vni: {value!r} is not a number")
             vni = int(value)
         elif name not in NOT_PROGRAMMED:

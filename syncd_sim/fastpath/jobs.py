@@ -48,7 +48,7 @@ def watchdog_events(tables: Tables, events: list[tuple[float, int, int, str]]) -
 def answer_trace(tables: Tables, packet_text: str) -> dict[str, Any]:
     try:
         packet = json.loads(packet_text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested deeper than the parser goes
         raise JobError(f"packet: not JSON: {exc}") from None
     if not isinstance(packet, dict):
         raise JobError("packet: expected a JSON object of header fields")

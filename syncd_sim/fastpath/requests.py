@@ -23,7 +23,7 @@ def job_id_of(data: str) -> str:
     if text.startswith("["):
         try:
             items = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
             return ""
         return str(items[1]) if isinstance(items, list) and len(items) > 1 else ""
     return text

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from nos.api.gnmi.errors import Unavailable
+from nos.api.gnmi.errors import GnmiError, Unavailable
 from nos.api.gnmi.paths import Elem
 from nos.db.configdb import LIST_SUFFIX, raw_to_typed
 from nos.db.connector import Databases
-from nos.db.errors import DbError, map_redis_errors
+from nos.db.errors import DbError, WrongTypeError, map_redis_errors
 from nos.schema.dbconfig import CONFIG_DB
 
 Label = tuple[str, ...]
@@ -139,6 +139,8 @@ def db_errors(what: str) -> Iterator[None]:
     try:
         with map_redis_errors(what):
             yield
+    except WrongTypeError as error:  # bad data in Redis, not a database that is down
+        raise GnmiError(str(error), "FAILED_PRECONDITION") from error
     except DbError as error:
         raise Unavailable(f"the switch's database is not answering: {error}") from error
 

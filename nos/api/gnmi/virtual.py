@@ -180,7 +180,7 @@ class NameMaps:
 
 def natural(name: str) -> tuple[str | int, ...]:
     """Sort key that puts Ethernet4 before Ethernet16."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+    return tuple(int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", name))
 
 
 @dataclass

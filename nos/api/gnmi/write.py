@@ -42,7 +42,7 @@ from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationErro
 from nos.config.files import parse_config
 from nos.config.transaction import Rows, TxResult, commit, private_rows
 from nos.db.configdb import LIST_SUFFIX, NULL_FIELD, Config, ConfigConflict, ConfigDBConnector, Row
-from nos.db.errors import DbError
+from nos.db.errors import DbError, WrongTypeError
 from nos.schema.dbconfig import CONFIG_DB
 from nos.schema.tables import table_name_problem
 
@@ -299,6 +299,8 @@ def run(cdb: ConfigDBConnector, ops: Sequence[SetOp]) -> TxResult | None:
         raise SetFailed(blame(error.errors, ops)) from None
     except ConfigConflict as error:
         raise SetFailed(f"{error}") from None
+    except WrongTypeError as error:  # bad data in Redis, not a database that is down
+        raise SetFailed(f"FAILED_PRECONDITION: {error}; nothing applied") from None
     except DbError as error:
         raise SetFailed(f"UNAVAILABLE: the switch's database is not answering: {error}; nothing applied") from None
 

@@ -25,10 +25,10 @@ from starlette.responses import Response
 
 from nos.api.auth import AuthError
 from nos.config.checkpoint import CheckpointError
-from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError
+from nos.config.errors import ConfigError, ConfigFileError, ConfigValidationError, UnreadableConfig
 from nos.config.transaction import PatchError
 from nos.db.configdb import ConfigConflict
-from nos.db.errors import DbError
+from nos.db.errors import DbError, WrongTypeError
 
 log = logging.getLogger(__name__)
 
@@ -152,13 +152,22 @@ def known_failure(exc: Exception) -> tuple[int, list[dict[str, str]]] | None:
         return 400, file_entries(exc)
     if isinstance(exc, CheckpointError):
         return 400, [entry("application", INVALID_VALUE, str(exc))]
-    if isinstance(exc, ConfigConflict):
-        return 409, [entry("application", IN_USE, str(exc))]
-    if isinstance(exc, DbError):
-        return 503, [entry("application", OPERATION_FAILED, f"the switch's database: {exc}")]
+    if isinstance(exc, DbError | UnreadableConfig):
+        return _database_failure(exc)
     if isinstance(exc, AuthError):
         return 503, [entry("protocol", OPERATION_FAILED, f"credentials unusable: {exc}")]
     return None
+
+
+def _database_failure(exc: DbError | UnreadableConfig) -> tuple[int, list[dict[str, str]]]:
+    if isinstance(exc, ConfigConflict):
+        return 409, [entry("application", IN_USE, str(exc))]
+    if isinstance(exc, UnreadableConfig):  # CONFIG_DB holds keys that are not rows: saving would lose them
+        return 409, [entry("application", OPERATION_FAILED, bad.reason, f"/{escape(bad.table)}/{escape(bad.key)}")
+                     for bad in exc.unreadable]
+    if isinstance(exc, WrongTypeError):  # bad data in Redis, not a database that is down
+        return 409, [entry("application", OPERATION_FAILED, str(exc))]
+    return 503, [entry("application", OPERATION_FAILED, f"the switch's database: {exc}")]
 
 
 # ---- handlers --------------------------------------------------------------------------------------
@@ -200,7 +209,7 @@ def install(app: FastAPI) -> None:
     """Answer every failure with a RESTCONF body."""
     app.add_exception_handler(ApiError, _api_error)
     for kind in (ConfigValidationError, PatchError, ConfigFileError, CheckpointError, ConfigConflict, DbError,
-                 AuthError):
+                 AuthError, UnreadableConfig):
         app.add_exception_handler(kind, _known)
     app.add_exception_handler(StarletteHTTPException, _http)
     app.add_exception_handler(RequestValidationError, _request_validation)

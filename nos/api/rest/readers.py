@@ -1,6 +1,7 @@
 """The REST API's reads of STATE_DB, APPL_DB and COUNTERS_DB, each in a fixed number of pipelined round
 trips (never one per port): tables by (DB, name) in two per DB (KEYS, then every HGETALL); counters in
-two (the name map, then every ``COUNTERS:<oid>`` hash).
+two (the name map, then every ``COUNTERS:<oid>`` hash). A key that is not a hash (garbage written by
+hand) reads as no row: one bad key does not fail a listing.
 
 Counters keep SONiC's stat names (``SAI_PORT_STAT_IF_IN_OCTETS``) and are returned as integers. A stat
 the hash does not hold is left out, and an object whose hash does not exist yet gets ``{}``: both are
@@ -17,6 +18,7 @@ from nos.cli.show import render
 from nos.db import DBConnector, raw_to_typed
 from nos.db.connector import Databases
 from nos.db.errors import map_redis_errors
+from nos.db.table import hash_replies
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import CONFIG_DB
 
@@ -60,7 +62,7 @@ def _read_db_tables(db: DBConnector, tables: list[str]) -> dict[str, RawRows]:
         for names in found:
             for name in names:
                 pipe.hgetall(name)
-        rows = cast(list[dict[str, str]], pipe.execute())
+        rows = hash_replies(pipe.execute(raise_on_error=False))
     out: dict[str, RawRows] = {}
     values = iter(rows)  # each table takes the next len(names) rows
     for table, names in zip(tables, found, strict=True):
@@ -80,7 +82,9 @@ def number(value: str) -> int | str:
 def read_name_map(db: DBConnector, name_map: str) -> dict[str, str]:
     """A COUNTERS_DB name map: name -> ``oid:0x...``."""
     with map_redis_errors(f"hgetall {name_map}"):
-        return cast(dict[str, str], db.client.hgetall(name_map))
+        pipe = db.client.pipeline(transaction=False)
+        pipe.hgetall(name_map)
+        return hash_replies(pipe.execute(raise_on_error=False))[0]
 
 
 def read_stats(db: DBConnector, table: str, oids: Mapping[str, str],
@@ -92,7 +96,7 @@ def read_stats(db: DBConnector, table: str, oids: Mapping[str, str],
         pipe = db.client.pipeline(transaction=False)
         for name in names:
             pipe.hgetall(prefix + oids[name])
-        rows = cast(list[dict[str, str]], pipe.execute())
+        rows = hash_replies(pipe.execute(raise_on_error=False))
     if keep is None:
         return {name: _numbers(row) for name, row in zip(names, rows, strict=True)}
     return {name: {stat: number(value) for stat, value in row.items() if keep(stat)}

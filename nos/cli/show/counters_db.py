@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import cast
 
 from nos.cli.common import connect, fail
 from nos.cli.show.interfaces import read_snapshot
@@ -20,6 +19,7 @@ from nos.cli.show.render import Snapshot, TableId, natsorted, natural_key
 from nos.db import DbError
 from nos.db.connector import Databases
 from nos.db.errors import map_redis_errors
+from nos.db.table import hash_replies
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import COUNTERS_DB
 
@@ -138,13 +138,13 @@ def read_counters(dbs: Databases, maps: Iterable[str], stats: Iterable[tuple[str
         pipe = client.pipeline(transaction=False)
         for name in map_names:
             pipe.hgetall(name)
-        read_maps = dict(zip(map_names, cast(list[dict[str, str]], pipe.execute()), strict=True))
+        read_maps = dict(zip(map_names, hash_replies(pipe.execute(raise_on_error=False)), strict=True))
     wanted = [(table, oid) for table, source in stats for oid in read_maps[source].values()]
     with map_redis_errors("read COUNTERS_DB stats"):
         pipe = client.pipeline(transaction=False)
         for table, oid in wanted:
             pipe.hgetall(f"{table}:{oid}")
-        values = cast(list[dict[str, str]], pipe.execute())
+        values = hash_replies(pipe.execute(raise_on_error=False))  # a hash that is garbage: no row
     read_stats: dict[str, dict[str, Fields]] = {}
     for (table, oid), fields in zip(wanted, values, strict=True):
         if fields:

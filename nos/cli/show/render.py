@@ -52,7 +52,7 @@ class Snapshot:
 
 def natural_key(text: str) -> tuple[str | int, ...]:
     """natsort's order: digit runs compare as numbers (Ethernet4 before Ethernet12)."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+    return tuple(int(part) if part.isdecimal() else part for part in re.split(r"(\d+)", text))
 
 
 def natsorted(items: Iterable[str]) -> list[str]:
@@ -75,7 +75,7 @@ def _members(keys: Iterable[str], sep: str = "|") -> dict[str, list[str]]:
 
 def format_speed(mbps: str | None) -> str:
     """intfutil's speed format: Mb/s in the DB, printed ``400G``, ``2.5G``, ``100M``; N/A when unknown."""
-    if mbps is None or not mbps.isdigit():
+    if mbps is None or not mbps.isdecimal():
         return NA if not mbps else mbps
     speed = int(mbps)
     if speed < 1000:
@@ -163,7 +163,7 @@ def _lag_speed(snap: Snapshot, members: Sequence[str]) -> str:
     speeds = [_oper_speed_raw(snap, member) for member in members]
     if len(speeds) == 1:
         return format_speed(speeds[0])
-    return format_speed(str(sum(int(s) if s and s.isdigit() else 0 for s in speeds)))
+    return format_speed(str(sum(int(s) if s and s.isdecimal() else 0 for s in speeds)))
 
 
 def _lag_status(snap: Snapshot, lag: str, members: Sequence[str], owners: Mapping[str, str]) -> Record:

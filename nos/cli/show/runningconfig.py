@@ -1,6 +1,8 @@
 """``nos show runningconfiguration all``: the whole of CONFIG_DB as config_db.json, as SONiC prints it
 (``sonic-cfggen -d --print-data``: tables and keys in natural order, 4-space indent, ``NULL`` placeholders
 dropped, ``@`` lists as lists). The output is JSON already; ``--json`` is accepted and prints the same.
+A key of CONFIG_DB that is not a row (a string where a hash is expected) cannot be shown: each is named
+in a warning on stderr, so that the JSON on stdout stays whole.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ def show_all(as_json: bool, run_dir: str | None) -> None:
     """Show the whole running configuration (CONFIG_DB) as JSON."""
     _, dbs = connect(run_dir)
     try:
-        config = ConfigDBConnector(dbs[CONFIG_DB]).get_config()
+        read = ConfigDBConnector(dbs[CONFIG_DB]).read_config()
     except DbError as exc:
         fail(f"cannot read the switch's databases: {exc}")
     finally:
         dbs.close()
-    click.echo(running_config_text(config))
+    click.echo(running_config_text(read.config))
+    for bad in read.unreadable:
+        click.echo(f"Warning: not shown, not a row: {bad.reason}", err=True)

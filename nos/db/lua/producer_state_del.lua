@@ -2,6 +2,14 @@
 -- KEYS[1] channel  KEYS[2] <T>_KEY_SET  KEYS[3] <T>_DEL_SET  KEYS[4] state-hash prefix "_<T><sep>"
 -- ARGV[1] payload ("G"), ARGV[2..] keys.
 -- Effects per key: SADD key set; SADD del set; DEL the pending state hash (pending fields dropped).
+-- A key set or delete set of the wrong type (garbage written by hand) is replaced, as in the set script.
+for _, name in ipairs({KEYS[2], KEYS[3]}) do
+    local found = redis.call('TYPE', name).ok
+    if found ~= 'set' and found ~= 'none' then
+        redis.log(redis.LOG_WARNING, 'nos producer: ' .. name .. ' was a ' .. found .. ', replaced by a set')
+        redis.call('DEL', name)
+    end
+end
 local added = 0
 for i = 2, #ARGV do
     local key = ARGV[i]

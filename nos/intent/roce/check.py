@@ -101,7 +101,7 @@ def required_xoff(facts: RoceFacts, speed: int, cable: str) -> int:
 
 def _indices(text: str) -> range:
     first, _, last = text.partition("-")
-    if not first.isdigit() or not (last or first).isdigit():
+    if not first.isdecimal() or not (last or first).isdecimal():
         return range(0)
     return range(int(first), int(last or first) + 1)
 
@@ -127,13 +127,13 @@ def per_index(config: Config, table: str) -> dict[tuple[str, int], Row]:
 
 
 def _int(value: object) -> int | None:
-    return int(value) if isinstance(value, str) and value.isdigit() else None
+    return int(value) if isinstance(value, str) and value.isdecimal() else None
 
 
 def _csv(value: object) -> set[int]:
     if isinstance(value, list):
         value = ",".join(value)
-    return {int(v) for v in value.split(",") if v.isdigit()} if isinstance(value, str) else set()
+    return {int(v) for v in value.split(",") if v.isdecimal()} if isinstance(value, str) else set()
 
 
 @dataclass
@@ -334,7 +334,7 @@ def check(config: Config, intent: RoceIntent, facts: RoceFacts, appl: ApplBuffer
 
 def _port_order(name: str) -> tuple[int, str]:
     digits = name.removeprefix("Ethernet")
-    return (int(digits), name) if digits.isdigit() else (1 << 30, name)
+    return (int(digits), name) if digits.isdecimal() else (1 << 30, name)
 
 
 __all__ = ["KINDS", "ApplBuffers", "Issue", "check", "minimum_xoff", "required_xoff"]

@@ -169,7 +169,7 @@ def switch_rows(intent: RoceIntent, config: Document) -> Desired:
         now = config.get(t.CFG_PFC_WD_TABLE_NAME, {}).get(PFCWD_GLOBAL_KEY, {})
         limit = min(intent.pfcwd_detection_ms, intent.pfcwd_restoration_ms)
         poll = now.get(POLL_INTERVAL)
-        if not (isinstance(poll, str) and poll.isdigit() and int(poll) <= limit):
+        if not (isinstance(poll, str) and poll.isdecimal() and int(poll) <= limit):
             poll = str(min(DEFAULT_POLL_MS, limit))
         desired[(t.CFG_PFC_WD_TABLE_NAME, PFCWD_GLOBAL_KEY)] = {**now, POLL_INTERVAL: poll}
     return desired
@@ -228,7 +228,7 @@ def buffer_queue_rows(intent: RoceIntent, port: str) -> Iterator[tuple[tuple[str
 
 def port_speed(config: Document, port: str) -> int:
     speed = config.get(t.CFG_PORT_TABLE_NAME, {}).get(port, {}).get("speed")
-    if not (isinstance(speed, str) and speed.isdigit()):
+    if not (isinstance(speed, str) and speed.isdecimal()):
         raise _refuse("ports", port, f"PORT|{port} has no speed; its lossless headroom cannot be chosen")
     return int(speed)
 

@@ -37,7 +37,7 @@ class RoceFacts:
 def cable_metres(cable: str) -> int:
     """``"40m"`` -> 40 (a malformed length sorts last)."""
     digits = cable.removesuffix("m")
-    return int(digits) if digits.isdigit() else 1 << 30
+    return int(digits) if digits.isdecimal() else 1 << 30
 
 
 def hwsku_of(config: Config) -> str:

@@ -50,12 +50,12 @@ def check_against_poll_interval(lookup: Lookup) -> Iterable[ConfigError]:
     """detection_time and restoration_time must be >= GLOBAL POLL_INTERVAL (YANG ``must``)."""
     rows = lookup.rows(CFG_PFC_WD_TABLE_NAME)
     poll = rows.get(GLOBAL_KEY, {}).get("POLL_INTERVAL")
-    if not isinstance(poll, str) or not poll.isdigit():
+    if not isinstance(poll, str) or not poll.isdecimal():
         return
     for key, row in sorted(rows.items()):
         for field in ("detection_time", "restoration_time"):
             value = row.get(field) if key != GLOBAL_KEY else None
-            if isinstance(value, str) and value.isdigit() and int(value) < int(poll):
+            if isinstance(value, str) and value.isdecimal() and int(value) < int(poll):
                 reason = f"must be >= the GLOBAL POLL_INTERVAL ({poll} ms)"
                 yield ConfigError(CFG_PFC_WD_TABLE_NAME, key, field, value, reason)
 

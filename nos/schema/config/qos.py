@@ -245,7 +245,7 @@ class WredProfileRow(RowModel):
 def number(row: Row, field: str) -> int | None:
     """A field's integer value, or None when absent or not an integer (the type check reports that)."""
     value = row.get(field)
-    if isinstance(value, str) and value.lstrip("-").isdigit():
+    if isinstance(value, str) and value.lstrip("-").isdecimal():
         return int(value)
     return None
 

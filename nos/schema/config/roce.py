@@ -101,7 +101,7 @@ def parse_saved_row(text: str) -> dict[str, Any] | None | Literal[False]:
     """The row a ``NOS_ROCE_SAVED`` field holds (None: there was none), or False when it is not one."""
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         return False
     if value is None:
         return None

@@ -70,3 +70,10 @@ def test_no_restoration_time_means_no_restore_and_big_red_switch_or_no_registrat
 def test_watch_from_the_counters_hash_values():
     watch = Watch.from_values(["stormed", "forward", "200000", "", None, "enabled"])
     assert watch == Watch("stormed", "forward", 200_000, None, False, True)
+
+
+def test_watch_times_int_cannot_read_are_absent() -> None:
+    from syncd_sim.pfcwd import Watch
+
+    watch = Watch.from_values(["operational", "drop", "²", "٣", None, None])  # '²'.isdigit() and int('²') raises
+    assert watch.detection_us is None and watch.restoration_us is None

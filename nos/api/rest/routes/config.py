@@ -251,7 +251,7 @@ def read_router(ctx: ApiContext) -> APIRouter:
     @api.get("/{table}/{key:path}", response_model=models.Row)
     def get_row(table: str, key: str) -> Any:
         """One row; multi-part keys use '|'."""
-        raw = Table(ctx.cdb.db, table).get(key) if key else None
+        raw = Table(ctx.cdb.db, table).read(key) if key else None  # a key not a row: 409
         if raw is None:
             raise ApiError(404, f"{table}|{key} does not exist", path=row_path(table, key))
         return json_response(raw_to_typed(raw))

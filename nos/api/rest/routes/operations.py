@@ -21,7 +21,7 @@ from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, ApiError
 from nos.api.rest.jobs import Job, JobRun, Step
 from nos.config import checkpoint
-from nos.config.apply import reload_config
+from nos.config.apply import readable_config, reload_config
 from nos.config.files import read_config_file, write_config_file
 from nos.config.transaction import TxResult
 
@@ -71,7 +71,7 @@ def _existing_checkpoint(ctx: ApiContext, name: str) -> None:
 
 def save_steps(ctx: ApiContext, path: Path) -> list[Step]:
     def read(run: JobRun) -> None:
-        run.values["config"] = ctx.cdb.get_config()
+        run.values["config"] = readable_config(ctx.cdb, "config-save")  # all of it, or refused
 
     def write(run: JobRun) -> dict[str, Any]:
         _recheck(ctx, path)

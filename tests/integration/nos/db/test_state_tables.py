@@ -93,8 +93,8 @@ def test_pop_script_answers_one_flat_array(dbs):
     reply = consumer._pop_now()
 
     assert reply == ["Vlan100:10.0.0.1", 0, "Vlan100:10.0.0.1", 2, "family", "IPv4"]
-    assert consumer._parse(reply) == [KeyOpFieldsValues.delete("Vlan100:10.0.0.1"),
-                                      KeyOpFieldsValues("Vlan100:10.0.0.1", "SET", (("family", "IPv4"),))]
+    assert consumer._parse(reply) == ([KeyOpFieldsValues.delete("Vlan100:10.0.0.1"),
+                                       KeyOpFieldsValues("Vlan100:10.0.0.1", "SET", (("family", "IPv4"),))], [])
 
 
 def test_set_then_del_gives_del(dbs, raw):

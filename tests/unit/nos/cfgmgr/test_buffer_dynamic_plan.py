@@ -85,3 +85,10 @@ def test_missing_cable_is_an_error(inputs: DynInputs) -> None:
     inputs.cables.clear()
     result = plan(inputs)
     assert result.errors[(PG, "Ethernet0|3-4")] == "port Ethernet0 has no CABLE_LENGTH"
+
+
+@pytest.mark.parametrize("field, value", [("speed", "²"), ("mtu", "9¹00"), ("speed", "-1")])
+def test_digits_int_cannot_read_are_an_error_not_a_crash(inputs: DynInputs, field: str, value: str) -> None:
+    inputs.ports["Ethernet0"][field] = value  # '²'.isdigit() is true; int('²') raises
+    result = plan(inputs)
+    assert "Ethernet0" in " ".join(str(e) for e in result.errors.values())

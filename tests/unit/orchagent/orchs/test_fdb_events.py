@@ -68,3 +68,12 @@ def test_flushed_names_dynamic_entries_by_port_and_vlan():
     assert macs("", BP) == ["00:00:00:00:00:01", "00:00:00:00:00:04"]
     assert macs(VLAN, BP) == ["00:00:00:00:00:01"]
     assert macs(VLAN, "") == ["00:00:00:00:00:01", "00:00:00:00:00:02"]
+
+
+def test_an_fdb_event_nested_deeper_than_the_parser_goes_is_left_out() -> None:
+    from orchagent.orchs.fdb import parse_fdb_event
+
+    problems: list[str] = []
+    assert parse_fdb_event("[" * 100_000, problems) == []
+    assert parse_fdb_event('[{"fdb_entry": "' + "[" * 100_000 + '"}]', problems) == []
+    assert len(problems) == 2
