@@ -47,9 +47,17 @@ class Sampler:
     samples: list[tuple[float, int]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
 
+    thread: threading.Thread | None = None
+
     def start(self) -> Sampler:
-        threading.Thread(target=self._run, daemon=True).start()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
         return self
+
+    def finish(self) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
 
     def _run(self) -> None:
         while not self.stop.is_set():
@@ -93,15 +101,24 @@ def load(url: str, n: int, kill_after: int | None) -> tuple[float, int, int, flo
             os.kill(pid, signal.SIGKILL)
         wait_for(lambda: count(asic, "ROUTE_ENTRY") >= base + n, f"{n} routes in ASIC_DB", TIMEOUT_S)
         seconds = time.monotonic() - start
-        sampler.stop.set()
-        after = [(t, c - base) for t, c in sampler.samples if t >= killed_at] if kill_after is not None else []
-        dip = min(c for _, c in after) - at_kill if after else 0
-        rose = next((t for t, c in after if c > at_kill), killed_at)
-        return seconds, at_kill, dip, rose - killed_at if kill_after is not None else 0.0
+        sampler.finish()
+        if kill_after is None:
+            return seconds, 0, 0, 0.0
+        after = [(t, c - base) for t, c in sampler.samples if t >= killed_at]
+        return seconds, at_kill, min(c for _, c in after) - at_kill, longest_still(after, killed_at)
     finally:
         asic.close()
         state.close()
         dbs.close()
+
+
+def longest_still(samples: list[tuple[float, int]], since: float) -> float:
+    """The longest time in ``samples`` (time, count) during which the count did not rise."""
+    longest, still_from, high = 0.0, since, -1
+    for t, value in samples:
+        if value > high:
+            longest, still_from, high = max(longest, t - still_from), t, value
+    return longest
 
 
 def on_fresh_switch(n: int, kill_after: int | None) -> tuple[float, int, int, float]:

@@ -3,9 +3,11 @@
 Every CONFIG_DB apply publishes its generation on ``NOS_CONFIG_APPLIED`` after its changes, and a
 process's CONFIG_DB keyspace subscription receives that message after the apply's own events
 (``KeyspaceHub.track_generation``). A daemon has processed generation G when every event delivered up to
-G's message has been popped and handed to its handler (a task that must wait for something counts as
-handled: it is pending, and says so in ``nos show errors`` or its daemon's backlog), nothing is held by
-a handler and no component has deferred work (``Runner.busy``: a debounced recompute). It records G in STATE_DB
+G's message has been popped and handed to its handler, nothing is held by a handler, no component has
+deferred work (``Runner.busy``: a debounced recompute), and what is pending (tasks waiting for something)
+has not changed for ``STUCK_S``: a task usually waits for an answer from downstream (a port's netdev
+from syncd_sim) that comes within that; one that waits longer waits for something nobody has configured
+(it says so in ``nos show errors`` and the daemon's backlog) and does not hold the barrier. It records G in STATE_DB
 ``NOS_DAEMON_TABLE|<daemon>`` field ``config_gen`` and announces ``<daemon> G`` on ``NOS_PROGRESS``.
 
 A daemon fed by another daemon's APPL_DB output (orchagent by cfgmgrd) also needs that output popped:
@@ -18,6 +20,7 @@ answers, so what orchagent has processed is in the ASIC. ``nos.config.applied`` 
 from __future__ import annotations
 
 import logging
+import time
 
 from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
@@ -36,6 +39,7 @@ from nos.schema.tables import (
 log = logging.getLogger(__name__)
 
 MAX_SYNC_POPS = 64  # pop rounds of one sync in one loop turn (the rest waits for the next turn)
+STUCK_S = 1.0  # pending tasks unchanged this long wait for something that is not coming soon
 
 
 class Announcements:
@@ -81,6 +85,8 @@ class Progress:
         self.upstream: Announcements | None = None
         self.synced = 0  # the upstream generation whose APPL_DB output has been popped and handled
         self._syncing = 0  # the upstream generation being synced (0: none)
+        self._pending = 0  # pending tasks at the last turn, and since when that number has held
+        self._pending_at = 0.0
         if upstream is not None:
             self.upstream = Announcements(dbs, upstream)
             runner.add_selectable(self.upstream, self._announced)
@@ -91,8 +97,13 @@ class Progress:
         self._syncing = max(self._syncing, self.upstream.take())
 
     def _idle(self) -> bool:
-        return not any(c.has_work() or c.held or c.soon for c in self.runner.consumers) and \
-            not any(busy() for busy in self.runner.busy)
+        consumers = self.runner.consumers
+        if any(c.has_work() or c.held or c.soon for c in consumers) or any(busy() for busy in self.runner.busy):
+            return False
+        pending, now = sum(c.pending_count for c in consumers), time.monotonic()
+        if pending != self._pending:
+            self._pending, self._pending_at = pending, now
+        return not pending or now - self._pending_at >= STUCK_S
 
     def after_step(self) -> None:
         if not self.enabled or not self._idle():
