@@ -26,6 +26,7 @@ from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
 from nos.db import Table
 from nos.db.connector import Databases
+from nos.db.keyspace import KeyspaceHub
 from nos.db.subscription import Subscription
 from nos.schema.dbconfig import APPL_DB, CONFIG_DB, STATE_DB
 from nos.schema.tables import (
@@ -70,6 +71,23 @@ class Announcements:
         return self.generation
 
 
+class HubReader:
+    """The CONFIG_DB keyspace hub as a selectable of its own, so that its generation messages are read
+    even where no table of CONFIG_DB is (a daemon's tables share the hub's socket and drain it too)."""
+
+    def __init__(self, hub: KeyspaceHub) -> None:
+        self.hub = hub
+
+    def fileno(self) -> int:
+        return self.hub.fileno()
+
+    def read_messages(self) -> None:
+        self.hub.drain()
+
+    def has_work(self) -> bool:
+        return False
+
+
 class Progress:
     """Records the CONFIG_DB generation ``name`` has processed (see the module docstring)."""
 
@@ -80,6 +98,7 @@ class Progress:
         self.name = name
         self.hub = dbs[CONFIG_DB].keyspace_hub()
         self.hub.track_generation(CONFIG_APPLIED_CHANNEL, CONFIG_DB_GENERATION_KEY)
+        runner.add_selectable(HubReader(self.hub), lambda: None, "CONFIG_DB generations")
         self.enabled = enabled  # orchagent: once its view is the ASIC's (APPLY_VIEW)
         self.reported = -1
         self.upstream: Announcements | None = None

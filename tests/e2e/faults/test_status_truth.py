@@ -63,6 +63,7 @@ def test_routes_waiting_in_appl_db_are_not_ready(sw):
     dbs = Databases(sw.endpoints["redis"])
     try:
         routes = ProducerStateTable(dbs["APPL_DB"], "ROUTE_TABLE")
+        wait_until(lambda: status(sw)[0] == 0, timeout=60, interval=0.5)  # a restart before has converged
         before = json.loads(sw.nos("status", "--json").stdout)["asic"]["routes"]["asic"]
         rows = [(f"{100 + (i >> 16)}.{(i >> 8) & 255}.{i & 255}.0/24", {"blackhole": "true", "protocol": "bgp"})
                 for i in range(ROUTES)]
