@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -295,10 +296,11 @@ class Syncd:
         if self.temp is None:
             return
         old, new = self.live, self.temp
+        started = time.perf_counter()
         comparison = views.compare(old.store, new.store)
         for entry in views.learnt_entries(old.store, new.store, comparison.matched):
             new.store.create(entry.object_type, entry.object_id, list(entry.attrs.items()))
-        batch.changes += views.row_changes(views.rows(old.store), views.rows(new.store))
+        batch.changes += views.changes(old.store, new.store)
         for name in set(old.hostif_names.values()) - set(new.hostif_names.values()):
             batch.netdevs.append((name, None))
         new.behaviour.inherited = None
@@ -306,8 +308,10 @@ class Syncd:
         self.live, self.temp = new, None
         self.counters.rename(comparison.renamed)
         kept = len(comparison.matched)
-        log.info("syncd.view.apply objects=%d kept=%d new=%d removed=%d writes=%d", len(new.store.objects), kept,
-                 len(new.store.objects) - kept, len(old.store.objects) - kept, len(batch.changes))
+        log.info("syncd.view.apply objects=%d kept=%d new=%d removed=%d writes=%d compare_ms=%.0f",
+                 len(new.store.objects),
+                 kept, len(new.store.objects) - kept, len(old.store.objects) - kept, len(batch.changes),
+                 (time.perf_counter() - started) * 1000)
 
 # -- request handlers ------------------------------------------------------------------------------
 

@@ -198,21 +198,20 @@ def learnt_entries(current: ObjectStore, new: ObjectStore, matched: Mapping[str,
     return out
 
 
-def rows(store: ObjectStore) -> dict[str, dict[str, str]]:
-    """Every object's ASIC_STATE hash: key -> fields (``NULL``=``NULL`` for an object without any)."""
-    return {asic_state_key(o.object_type, o.object_id): (dict(o.attrs) or dict(NULL_FIELDS))
-            for o in store.objects.values()}
-
-
-def row_changes(before: Mapping[str, Mapping[str, str]], after: Mapping[str, Mapping[str, str]]) -> list[Change]:
-    """The ASIC_STATE writes that turn ``before`` into ``after``: gone keys deleted, changed rows written
-    whole (deleted first when a field went away)."""
-    changes = [Change(key, None) for key in before if key not in after]
-    for key, fields in after.items():
-        old = before.get(key)
-        if old == fields:
-            continue
-        if old is not None and not old.keys() <= fields.keys():
-            changes.append(Change(key, None))
-        changes.append(Change(key, dict(fields)))
-    return changes
+def changes(before: ObjectStore, after: ObjectStore) -> list[Change]:
+    """The ASIC_STATE writes that turn ``before``'s rows into ``after``'s: gone objects deleted, new or
+    changed ones written whole (deleted first when an attribute went away), unchanged ones left alone."""
+    out = [Change(asic_state_key(o.object_type, o.object_id), None) for o in before.objects.values()
+           if after.find(o.object_type, o.object_id) is None]
+    for obj in after.objects.values():
+        fields = obj.attrs or NULL_FIELDS
+        old = before.find(obj.object_type, obj.object_id)
+        key = asic_state_key(obj.object_type, obj.object_id)
+        if old is not None:
+            previous = old.attrs or NULL_FIELDS
+            if previous == fields:
+                continue
+            if not previous.keys() <= fields.keys():
+                out.append(Change(key, None))
+        out.append(Change(key, dict(fields)))
+    return out

@@ -2,8 +2,8 @@
 
 An exit is told by its cause: ``killed by SIGKILL`` (a signal), ``exited with status 2 (lost its Redis
 connection)`` (``nos.daemon.runner.EXIT_DB_GONE``), ``exited with status N``. A child that dies is
-started again after a back-off of 1, 2, 4 ... 30 s (consecutive failures; a child that ran
-``STABLE_S`` or longer starts again at 1 s). A child that exits while Redis is down is held instead,
+started again after 0.2 s, then a back-off of 1, 2, 4 ... 30 s (consecutive failures; a child that ran
+``STABLE_S`` or longer starts again at 0.2 s). A child that exits while Redis is down is held instead,
 without using its back-off: the supervisor starts it again once Redis is back (``release``).
 
 What the supervisor publishes of each child in STATE_DB ``NOS_DAEMON_TABLE|<name>`` (beside what a
@@ -25,6 +25,7 @@ from nos.runtime import procs
 
 STABLE_S = 30.0
 BACKOFF_MAX_S = 30.0
+FIRST_RESTART_S = 0.2  # a first failure is restarted at once (its restart reconciles); then 1, 2, 4 ... s
 HELD = math.inf  # next_start of a child waiting for Redis
 
 
@@ -42,7 +43,7 @@ def exit_cause(returncode: int, *, uses_redis: bool = True) -> str:
 
 def backoff_delay(failures: int) -> float:
     """Seconds before the next start after ``failures`` consecutive failures (pure)."""
-    return min(2.0 ** failures, BACKOFF_MAX_S)
+    return FIRST_RESTART_S if failures == 0 else min(2.0 ** (failures - 1), BACKOFF_MAX_S)
 
 
 @dataclass

@@ -357,7 +357,7 @@ class Supervisor:
                     self.event("exit", f"{daemon.name} (pid {daemon.pid}) {cause}; it waits for Redis")
                 else:
                     delay = daemon.schedule(now)
-                    self.event("exit", f"{daemon.name} (pid {daemon.pid}) {cause}; restarting in {delay:.0f}s "
+                    self.event("exit", f"{daemon.name} (pid {daemon.pid}) {cause}; restarting in {delay:g}s "
                                        f"(see {daemon.log})")
                 self._publish_records(daemon)
             elif now >= daemon.next_start:

@@ -19,15 +19,15 @@ def test_exit_causes():
 
 
 def test_backoff_doubles_to_a_ceiling():
-    assert [backoff_delay(n) for n in range(7)] == [1, 2, 4, 8, 16, BACKOFF_MAX_S, BACKOFF_MAX_S]
+    assert [backoff_delay(n) for n in range(8)] == [0.2, 1, 2, 4, 8, 16, BACKOFF_MAX_S, BACKOFF_MAX_S]
 
 
 def test_a_child_that_ran_long_starts_its_backoff_again():
     child = Daemon("orchagent", ["python", "-m", "orchagent"], Path("/dev/null"))
     child.started_at = 100.0
-    assert child.schedule(100.5) == 1 and child.schedule(101.0) == 2 and child.schedule(102.0) == 4
-    assert child.schedule(100.0 + STABLE_S) == 1  # ran STABLE_S since its start
-    assert child.next_start == 101.0 + STABLE_S
+    assert child.schedule(100.5) == 0.2 and child.schedule(101.0) == 1 and child.schedule(102.0) == 2
+    assert child.schedule(100.0 + STABLE_S) == 0.2  # ran STABLE_S since its start
+    assert child.next_start == 100.2 + STABLE_S
 
 
 def test_record_and_module():
