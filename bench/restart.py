@@ -10,8 +10,9 @@ The ASIC's route count is sampled every 10 ms from syncd_sim's object counts. Fi
   must not take routes away);
 * ``stall_s``: from the kill until the count rises again (programming stood still while orchagent was
   restarted, replayed what APPL_DB holds into a temporary view, and APPLY_VIEW made it the ASIC's);
-* ``load_s`` / ``faulted_s``: first write to the last route in the ASIC, without and with the kill
-  (goal: faulted within 2x the load).
+* ``load_s`` / ``faulted_s``: first write to the last route in the ASIC, without and with the kill;
+* ``reconverge_s``: from the kill to the last route in the ASIC (goal: within 2x ``load_s``, the time
+  the load itself took).
 """
 
 from __future__ import annotations
@@ -72,11 +73,15 @@ class RestartRun:
     at_kill: int
     dip: int
     stall_s: float
+    reconverge_s: float
 
 
-def load(url: str, n: int, kill_after: int | None) -> tuple[float, int, int, float]:
+Loaded = tuple[float, int, int, float, float]
+
+
+def load(url: str, n: int, kill_after: int | None) -> Loaded:
     """Push ``n`` routes; with ``kill_after``, SIGKILL orchagent once that many are in the ASIC.
-    Returns (seconds to the last route, count at the kill, dip after it, stall after it)."""
+    Returns (seconds to the last route, count at the kill, dip after it, stall after it, kill to done)."""
     dbs = Databases(url)
     asic = redis.Redis.from_url(url, db=1, decode_responses=True)
     state = redis.Redis.from_url(url, db=6, decode_responses=True)
@@ -100,12 +105,13 @@ def load(url: str, n: int, kill_after: int | None) -> tuple[float, int, int, flo
             killed_at = time.monotonic()
             os.kill(pid, signal.SIGKILL)
         wait_for(lambda: count(asic, "ROUTE_ENTRY") >= base + n, f"{n} routes in ASIC_DB", TIMEOUT_S)
-        seconds = time.monotonic() - start
+        done = time.monotonic()
         sampler.finish()
         if kill_after is None:
-            return seconds, 0, 0, 0.0
+            return done - start, 0, 0, 0.0, 0.0
         after = [(t, c - base) for t, c in sampler.samples if t >= killed_at]
-        return seconds, at_kill, min(c for _, c in after) - at_kill, longest_still(after, killed_at)
+        return (done - start, at_kill, min(c for _, c in after) - at_kill, longest_still(after, killed_at),
+                done - killed_at)
     finally:
         asic.close()
         state.close()
@@ -121,7 +127,7 @@ def longest_still(samples: list[tuple[float, int]], since: float) -> float:
     return longest
 
 
-def on_fresh_switch(n: int, kill_after: int | None) -> tuple[float, int, int, float]:
+def on_fresh_switch(n: int, kill_after: int | None) -> Loaded:
     with tempfile.TemporaryDirectory(prefix="nos-bench-restart-") as tmp:
         subprocess.run([*NOS, "up", "-d", "--sku", SKU, "--run-dir", tmp, "--rest-port", "0", "--redis-port", "0",
                         "--gnmi-port", "0"], check=True, capture_output=True)
@@ -132,12 +138,13 @@ def on_fresh_switch(n: int, kill_after: int | None) -> tuple[float, int, int, fl
 
 
 def restart_run(n: int = 100_000) -> RestartRun:
-    reference, _, _, _ = on_fresh_switch(n, None)
-    faulted, at_kill, dip, stall = on_fresh_switch(n, n // 2)
-    return RestartRun(reference, faulted, at_kill, dip, stall)
+    reference = on_fresh_switch(n, None)[0]
+    faulted, at_kill, dip, stall, reconverge = on_fresh_switch(n, n // 2)
+    return RestartRun(reference, faulted, at_kill, dip, stall, reconverge)
 
 
 if __name__ == "__main__":
     r = restart_run(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)
     print(f"load {r.load_s:.2f} s, with orchagent killed at {r.at_kill} routes: {r.faulted_s:.2f} s "
-          f"({r.faulted_s / r.load_s:.2f}x), dip {r.dip}, stall {r.stall_s:.2f} s")
+          f"({r.faulted_s / r.load_s:.2f}x), reconverged {r.reconverge_s:.2f} s after the kill "
+          f"({r.reconverge_s / r.load_s:.2f}x), dip {r.dip}, stall {r.stall_s:.2f} s")

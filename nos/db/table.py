@@ -106,7 +106,11 @@ class Table:
 
     def get_all(self) -> dict[str, dict[str, str]]:
         """Every row, read in one pipeline; keys that are not rows are left out and reported."""
-        rows, bad = self.get_all_checked()
+        return self.get_many(self.keys())
+
+    def get_many(self, keys: list[str]) -> dict[str, dict[str, str]]:
+        """These rows, read in one pipeline; keys that are not rows are left out and reported."""
+        rows, bad = self._read_checked(keys)
         for entry in bad:
             self.db.bad_keys.report(entry)
         if self.db.bad_keys.reported:
@@ -116,7 +120,9 @@ class Table:
 
     def get_all_checked(self) -> tuple[dict[str, dict[str, str]], list[BadKey]]:
         """Every row, and the keys of the table that are not rows (not a hash, not UTF-8 text)."""
-        keys = self.keys()
+        return self._read_checked(self.keys())
+
+    def _read_checked(self, keys: list[str]) -> tuple[dict[str, dict[str, str]], list[BadKey]]:
         with map_redis_errors(f"dump {self.name}"):
             pipe = self.db.client.pipeline(transaction=False)
             for key in keys:

@@ -42,11 +42,17 @@ class Orch(Protocol):
 
 
 class Replayed:
-    """A ConsumerStateTable whose first pop also returns the rows already in the table."""
+    """A ConsumerStateTable whose first pops return the rows already in the table, ``size`` a pop (a
+    restart replaying 100,000 routes hands them over as the pops of a load would, and reads each chunk
+    when it is handed over: the start does not wait for the whole table), then what the producers queue.
+    A row is read when its chunk is popped, which is as new as what it was at the start or newer; a
+    change queued meanwhile comes after, from the source."""
 
-    def __init__(self, source: ConsumerStateTable, rows: dict[str, dict[str, str]]) -> None:
+    def __init__(self, source: ConsumerStateTable, table: Table, size: int) -> None:
         self.source = source
-        self.initial = [KeyOpFieldsValues.set(key, fields) for key, fields in sorted(rows.items())]
+        self.table = table
+        self.size = size
+        self.initial = table.keys()
 
     def fileno(self) -> int:
         return self.source.fileno()
@@ -58,8 +64,11 @@ class Replayed:
         return bool(self.initial) or self.source.has_work()
 
     def pops(self) -> list[KeyOpFieldsValues]:
-        first, self.initial = self.initial, []
-        return first + self.source.pops()
+        if not self.initial:
+            return self.source.pops()
+        chunk, self.initial = self.initial[:self.size], self.initial[self.size:]
+        rows = self.table.get_many(chunk)
+        return [KeyOpFieldsValues.set(key, rows[key]) for key in chunk if key in rows]
 
 
 def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
@@ -70,8 +79,7 @@ def wire(orch: Orch, dbs: Databases, runner: Runner) -> None:
         size = pop_sizes.get(table, DEFAULT_POP_BATCH_SIZE)
         if db == APPL_DB and (db, table) not in subscribed:
             consumer = ConsumerStateTable(dbs[db], table, pop_batch_size=size, prefetch=table in pop_sizes)
-            rows = {k: v for k, v in Table(dbs[db], table).get_all().items()}
-            source = Replayed(consumer, rows)
+            source = Replayed(consumer, Table(dbs[db], table), size)
         else:
             source = SubscriberStateTable(dbs[db], table, pop_batch_size=size)
         batch = getattr(orch, "handle_batch", None)
