@@ -183,7 +183,7 @@ class Syncd:
             return
         batch = Batch()
         for request in queued:
-            status, op, fvs = self._answer(request, batch)
+            status, op, fvs = self._lost(request) if self.lost else self._answer(request, batch)
             self.seq += 1  # a session's own notify set it to -1: it is request 0
             batch.responses.append((status, op, (*fvs, tag(self.session, LOST if self.lost else self.seq))))
         batch.state.update(session=self.session, seq=str(self.seq))
@@ -196,6 +196,12 @@ class Syncd:
             # pass (they took 100+ ms at 100k routes and stalled the request stream).
             gc.freeze()
             self._frozen = len(self.live.store.objects)
+
+    def _lost(self, queued: QueuedOp) -> tuple[str, str, FieldValues]:
+        """A request of a session whose temporary view was lost: not done (a new session may begin)."""
+        if queued.op == "notify" and any(f == SESSION_ATTR for f, _ in queued.fvs):
+            return self._answer(queued, Batch())
+        return (st.FAILURE, "getresponse", (("reason", "syncd_sim restarted and lost this session's view"),))
 
     def _answer(self, queued: QueuedOp, batch: Batch) -> tuple[str, str, FieldValues]:
         if queued.error:

@@ -86,6 +86,9 @@ def test_a_temporary_view_lost_in_a_syncd_restart_is_fatal_for_its_client(dbs, s
     assert syncd_thread.syncd.lost
     with pytest.raises(SessionLost):
         client.get(T.SWITCH, SWITCH, "SAI_SWITCH_ATTR_CPU_PORT")
+    with pytest.raises(SessionLost):  # and what such a client still asks for is not done
+        client.apply([SaiOp.create(T.VLAN, "oid:0x26000000000999", ("SAI_VLAN_ATTR_VLAN_ID", "99"))])
+    assert syncd_thread.syncd.store.find(T.VLAN, "oid:0x26000000000999") is None
     fresh = SaiRedis(dbs, timeout=5)  # the client's successor starts over, and is answered
     fresh.notify_syncd(INIT_VIEW)
     assert not syncd_thread.syncd.lost
