@@ -52,16 +52,19 @@ def _endpoint_lines(endpoints: dict[str, str], run: RunDir) -> list[str]:
 @click.option("--tls-cert", type=click.Path(dir_okay=False), help="Server certificate (PEM) for REST and gNMI.")
 @click.option("--tls-key", type=click.Path(dir_okay=False), help="Server private key (PEM).")
 @click.option("--tls-ca", type=click.Path(dir_okay=False), help="CA of client certificates: mutual TLS.")
+@click.option("--config-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where REST config-save/config-reload may name files (default: the run dir).")
 @click.option("-d", "--detach", is_flag=True, help="Start in the background and return once ready.")
 def up(sku: str | None, config_file: Path | None, run_dir: str | None, rest_port: int | None,
        gnmi_port: int | None, redis_port: int | None, redis_url: str | None, bind: str, auth_file: Path | None,
-       tls_cert: str | None, tls_key: str | None, tls_ca: str | None, detach: bool) -> None:
+       tls_cert: str | None, tls_key: str | None, tls_ca: str | None, config_dir: Path | None, detach: bool) -> None:
     """Start one switch and stay in the foreground until Ctrl-C."""
     run = RunDir.resolve(run_dir)
     options = UpOptions(sku=sku, config=config_file, rest_port=rest_port, gnmi_port=gnmi_port,
                         redis_port=redis_port, redis_url=redis_url, bind=bind,
                         auth_file=auth_file.resolve() if auth_file else None,
-                        tls_cert=_absolute(tls_cert), tls_key=_absolute(tls_key), tls_ca=_absolute(tls_ca))
+                        tls_cert=_absolute(tls_cert), tls_key=_absolute(tls_key), tls_ca=_absolute(tls_ca),
+                        config_dir=config_dir.resolve() if config_dir else None)
     try:
         check_listeners(options, run)  # fail fast, before anything starts
     except BootError as exc:

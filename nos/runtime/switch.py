@@ -85,6 +85,7 @@ class UpOptions:
     tls_cert: str | None = None
     tls_key: str | None = None
     tls_ca: str | None = None      # set: mutual TLS
+    config_dir: Path | None = None  # REST config-save/config-reload files (None: the run dir)
 
 
 def check_listeners(options: UpOptions, run: RunDir) -> TlsFiles | None:
@@ -224,7 +225,8 @@ class Supervisor:
         self.endpoints["rest"] = f"{scheme}://{display_host(bind)}:{rest.getsockname()[1]}"
         self.daemons.append(Daemon(
             "rest", [py, "-m", "nos.api.rest", "--redis", url, "--host", bind, "--fd", str(rest.fileno()), *api,
-                     "--daemons", ",".join(self.heartbeat_daemons)],
+                     "--daemons", ",".join(self.heartbeat_daemons),
+                     *(["--config-dir", str(self.options.config_dir)] if self.options.config_dir else [])],
             self.run.log_file("rest"), pass_fds=(rest.fileno(),)))
         gnmi_port = free_or_any(self.options.gnmi_port, DEFAULT_GNMI_PORT, bind)
         self.daemons.append(Daemon(
