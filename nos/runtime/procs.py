@@ -54,10 +54,21 @@ def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> int | None:
 
 
 def pid_alive(pid: int) -> bool:
+    """True while ``pid`` runs. A zombie (exited, not yet reaped: its parent is stopped or busy)
+    is not running, though signal 0 still reaches it."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
-    return True
+        pass
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False  # no procfs: signal 0 is all there is
+    # "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the last ')'
+    return stat[stat.rfind(")") + 2:stat.rfind(")") + 3] == "Z"

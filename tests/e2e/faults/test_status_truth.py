@@ -40,13 +40,22 @@ def sw(tmp_path_factory):
 
 def test_a_killed_daemon_is_not_running_and_its_restart_is_told(sw):
     old = int(sw.db(6).hget("NOS_DAEMON_TABLE|orchagent", "pid"))
-    os.kill(old, signal.SIGKILL)
-    code, info = status(sw)
+    supervisor = RunDir(sw.run_dir).supervisor_pid()
+    assert supervisor is not None
+    # The supervisor is held while status looks, so that the restart cannot finish first (an idle
+    # orchagent is back and reconciled within a second); held, it has not reaped the killed daemon
+    # either, which then is a zombie that signal 0 still reaches.
+    os.kill(supervisor, signal.SIGSTOP)
+    try:
+        os.kill(old, signal.SIGKILL)
+        code, info = status(sw)
+    finally:
+        os.kill(supervisor, signal.SIGCONT)
     orchagent = check(info, "daemon orchagent")
     assert code == 2 and not info["ready"] and not orchagent["ok"]
     assert f"pid {old} running" not in orchagent["detail"]
     entry = next(d for d in info["daemons"] if d["name"] == "orchagent")
-    assert entry["pid"] != old
+    assert not entry["running"] and entry["pid"] is None, entry
     # the restart and its cause: in STATE_DB, in status and in supervisor.log
     wait_until(lambda: sw.db(6).hget("NOS_DAEMON_TABLE|orchagent", "restarts") == "1", timeout=15)
     assert sw.db(6).hget("NOS_DAEMON_TABLE|orchagent", "last_exit") == "killed by SIGKILL"
