@@ -211,7 +211,7 @@ def write_config_file(path: str | os.PathLike[str], config: Config) -> None:
             os.fsync(stream.fileno())
         os.chmod(temporary, mode)
         os.replace(temporary, target)
-        _fsync_directory(target.parent)
+        fsync_directory(target.parent)
     except OSError as exc:
         Path(temporary).unlink(missing_ok=True)
         raise ConfigFileError(str(target), f"cannot write: {_reason(exc)}") from exc
@@ -223,7 +223,8 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _fsync_directory(directory: Path) -> None:
+def fsync_directory(directory: Path) -> None:
+    """Make a rename or a new file in ``directory`` durable (the directory entry itself)."""
     descriptor = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(descriptor)

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from nos.config.files import fsync_directory
+
 Value = tuple[str, Any]  # ("hash", {field: value}) | ("string", text) | ("dump", base64 text)
 State = dict[str, Value]
 Changes = Mapping[str, Value | None]  # None: the key was deleted
@@ -80,14 +82,6 @@ def replay(snapshot: str | None, journal: str | None) -> tuple[State, int]:
     return state, seq
 
 
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class JournalFiles:
     """The snapshot and journal files of one run directory. A batch is written at once (in the page
     cache, it survives Redis and any other process dying); it is fdatasync'd at most every
@@ -118,7 +112,7 @@ class JournalFiles:
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, self.snapshot_path)
-        _fsync_dir(self.directory)
+        fsync_directory(self.directory)
         self.close()
         fd = os.open(self.journal_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
