@@ -1,7 +1,8 @@
 """LAG manager: SONiC's teammgrd plus a simulated teamd/LACP and teamsyncd.
 
 CONFIG_DB PORTCHANNEL / PORTCHANNEL_MEMBER and STATE_DB PORT_TABLE (link state) -> APPL_DB LAG_TABLE,
-LAG_MEMBER_TABLE and the members' PORT_TABLE ``mtu``; STATE_DB LAG_TABLE announces the LAG "netdev".
+LAG_MEMBER_TABLE and the members' PORT_TABLE ``mtu``; STATE_DB LAG_TABLE announces the LAG "netdev" and
+STATE_DB LAG_MEMBER_TABLE holds teamd's view of each member.
 
 * ``PORTCHANNEL|PortChannel<N>`` starts the (simulated) team: APPL_DB ``LAG_TABLE:<lag>`` gets what
   teamsyncd reports from the netdev ({``admin_status``, ``oper_status``, ``mtu``}) plus what teammgrd
@@ -12,16 +13,19 @@ LAG_MEMBER_TABLE and the members' PORT_TABLE ``mtu``; STATE_DB LAG_TABLE announc
 * ``PORTCHANNEL_MEMBER|<lag>|<port>`` waits until the LAG exists and the port is ready (STATE_DB
   ``PORT_TABLE|<port>`` state ok), then enslaves it: the member inherits the LAG mtu (APPL_DB
   ``PORT_TABLE:<port>`` {mtu}, teammgrd ``addLagMember``; its admin_status stays its own) and appears as
-  ``LAG_MEMBER_TABLE:<lag>:<port>`` {status}. A port already in another LAG is refused.
+  ``LAG_MEMBER_TABLE:<lag>:<port>`` {status}, and in STATE_DB as ``LAG_MEMBER_TABLE|<lag>|<port>``
+  {``runner.aggregator.selected``: true|false}, the field of teamd's state dump that tlm_teamd writes
+  there and ``show interfaces portchannel`` reads (teamshow lists only members STATE_DB has). A port
+  already in another LAG is refused.
 * LACP is simulated (the partner always answers): a member is ``enabled`` while its port is ready, its
   ``netdev_oper_status`` is up and the LAG is admin up, else ``disabled``; the LAG is oper up while at
   least ``min_links`` members (teamd ``min_ports``, default 1) are enabled and it is admin up. Changes of
   STATE_DB PORT_TABLE are followed; a port whose STATE_DB row disappears leaves the team (teamsyncd
   deletes the member row) and rejoins when it comes back (teammgrd ``doPortUpdateTask``).
-* Deleting a member removes its LAG_MEMBER_TABLE row and restores the port's own ``admin_status`` and
+* Deleting a member removes its LAG_MEMBER_TABLE rows and restores the port's own ``admin_status`` and
   ``mtu`` (CONFIG_DB PORT, defaults down/9100) in APPL_DB PORT_TABLE (teammgrd ``removeLagMember``).
   Deleting a LAG removes its member rows, LAG_TABLE and STATE_DB LAG_TABLE (teamsyncd ``removeLag``).
-  At start STATE_DB LAG_TABLE is cleared, as teammgrd's constructor does.
+  At start STATE_DB LAG_TABLE and LAG_MEMBER_TABLE are cleared, as teammgrd's constructor does.
 
 Deviations: teammgrd silently ignores a port already enslaved elsewhere; here it is INVALID naming both
 LAGs. Restoring a removed member is skipped when the port is no longer in CONFIG_DB (writing
@@ -50,6 +54,7 @@ from nos.schema.tables import (
     CFG_LAG_MEMBER_TABLE_NAME,
     CFG_LAG_TABLE_NAME,
     CFG_PORT_TABLE_NAME,
+    STATE_LAG_MEMBER_TABLE_NAME,
     STATE_LAG_TABLE_NAME,
     STATE_PORT_TABLE_NAME,
 )
@@ -59,7 +64,7 @@ CONSUMES = (
 )
 PRODUCES = (
     (APPL_DB, APP_LAG_TABLE_NAME), (APPL_DB, APP_LAG_MEMBER_TABLE_NAME), (APPL_DB, APP_PORT_TABLE_NAME),
-    (STATE_DB, STATE_LAG_TABLE_NAME),
+    (STATE_DB, STATE_LAG_TABLE_NAME), (STATE_DB, STATE_LAG_MEMBER_TABLE_NAME),
 )
 
 DEFAULT_ADMIN_STATUS = "down"  # teammgr.cpp uses portmgr.h DEFAULT_ADMIN_STATUS_STR
@@ -178,6 +183,11 @@ def lag_to_state(lag: LagConfig, oper_status: str) -> dict[str, str]:
     return {"admin_status": lag.admin_status, "oper_status": oper_status, "mtu": lag.mtu, "state": "ok"}
 
 
+def member_to_state(status: str) -> dict[str, str]:
+    """STATE_DB LAG_MEMBER_TABLE: teamd's aggregator selection (a member is selected while enabled)."""
+    return {"runner.aggregator.selected": "true" if status == ENABLED else "false"}
+
+
 def port_restore(port_fields: Mapping[str, str]) -> dict[str, str]:
     """What teammgrd re-applies to a port leaving its LAG: its own admin_status and mtu."""
     return {"admin_status": port_fields.get("admin_status", DEFAULT_ADMIN_STATUS),
@@ -188,6 +198,10 @@ def appl_member_key(lag: str, port: str) -> str:
     return f"{lag}{APPL_SEP}{port}"
 
 
+def state_member_key(lag: str, port: str) -> str:
+    return f"{lag}{KEY_SEP}{port}"
+
+
 class LagMgr:
     """The team state of every LAG: configured LAGs, accepted members, what was written."""
 
@@ -195,6 +209,7 @@ class LagMgr:
         self.config_port = Table(dbs[CONFIG_DB], CFG_PORT_TABLE_NAME)
         self.state_port = Table(dbs[STATE_DB], STATE_PORT_TABLE_NAME)
         self.state_lag = Table(dbs[STATE_DB], STATE_LAG_TABLE_NAME)
+        self.state_member = Table(dbs[STATE_DB], STATE_LAG_MEMBER_TABLE_NAME)
         self.appl_lag = ProducerStateTable(dbs[APPL_DB], APP_LAG_TABLE_NAME)
         self.appl_member = ProducerStateTable(dbs[APPL_DB], APP_LAG_MEMBER_TABLE_NAME)
         self.appl_port = ProducerStateTable(dbs[APPL_DB], APP_PORT_TABLE_NAME)
@@ -220,7 +235,7 @@ class LagMgr:
         if self.lags.pop(name, None) is None:
             return Result.ignored(f"{name} does not exist")
         for port in self.attached.pop(name, {}):
-            self.appl_member.delete(appl_member_key(name, port))
+            self._detach(name, port)
             self.pushed_mtu.pop(port, None)
         self.appl_lag.delete(name)
         self.state_lag.delete(name)
@@ -252,7 +267,7 @@ class LagMgr:
             return Result.ignored(f"{port} is not a member of {name}")
         del self.owner[port]
         if self.attached.get(name, {}).pop(port, None) is not None:
-            self.appl_member.delete(appl_member_key(name, port))
+            self._detach(name, port)
         self.pushed_mtu.pop(port, None)
         own = self.config_port.get(port)
         if own is not None:
@@ -285,7 +300,7 @@ class LagMgr:
         link = self._link(port)
         if not link.ready:
             if attached.pop(port, None) is not None:
-                self.appl_member.delete(appl_member_key(lag.name, port))
+                self._detach(lag.name, port)
             self.pushed_mtu.pop(port, None)
             return
         if self.pushed_mtu.get(port) != lag.mtu:
@@ -294,7 +309,13 @@ class LagMgr:
         status = member_status(lag, link)
         if attached.get(port) != status:
             self.appl_member.set(appl_member_key(lag.name, port), {"status": status})
+            self.state_member.set(state_member_key(lag.name, port), member_to_state(status))
             attached[port] = status
+
+    def _detach(self, lag: str, port: str) -> None:
+        """teamsyncd's and tlm_teamd's removal of a member that left the team."""
+        self.appl_member.delete(appl_member_key(lag, port))
+        self.state_member.delete(state_member_key(lag, port))
 
     def _write_lag(self, lag: LagConfig) -> None:
         oper = lag_oper_status(lag, self.attached.get(lag.name, {}).values())
@@ -306,9 +327,10 @@ class LagMgr:
         self.written[lag.name] = row
 
     def boot(self) -> None:
-        """teammgrd at start: forget LAG netdevs a previous run announced (they are re-created)."""
-        for name in self.state_lag.keys():
-            self.state_lag.delete(name)
+        """teammgrd at start: forget LAG netdevs and members a previous run announced (they are re-created)."""
+        for table in (self.state_lag, self.state_member):
+            for name in table.keys():
+                table.delete(name)
 
     def register(self, dbs: Databases, runner: Runner) -> None:
         feeds = ((CONFIG_DB, CFG_LAG_TABLE_NAME, self.handle_lag),

@@ -1,13 +1,15 @@
 """``nos show pfcwd config [ports]`` and ``nos show pfcwd stats [-e] [queues]`` (sonic-utilities pfcwd/main.py).
 
 * config: CONFIG_DB ``PFC_WD|<port>`` per port of COUNTERS_PORT_NAME_MAP that has a row, columns ``PORT
-  ACTION "DETECTION TIME" "RESTORATION TIME"`` (defaults drop, N/A, infinite), preceded by "Changed polling
-  interval to <n>ms" and "BIG_RED_SWITCH status is <s>" when ``PFC_WD|GLOBAL`` has them.
+  ACTION "DETECTION TIME" "RESTORATION TIME" HISTORY`` (defaults drop, N/A, infinite, disable; HISTORY is
+  ``pfc_stat_history``), preceded by "Changed polling interval to <n>ms" and "BIG_RED_SWITCH status is <s>"
+  when ``PFC_WD|GLOBAL`` has them.
 * stats: per queue of COUNTERS_QUEUE_NAME_MAP (naturally sorted), ``QUEUE STATUS "STORM DETECTED/RESTORED"
   "TX OK/DROP" "RX OK/DROP" "TX LAST OK/DROP" "RX LAST OK/DROP"`` from ``COUNTERS:<queue oid>``
   ``PFC_WD_STATUS`` and ``PFC_WD_QUEUE_STATS_*`` (``a/b``, 0 when absent); queues whose counters are all
   zero are left out unless ``-e``. Right-aligned, tabulate ``simple``, as SONiC.
-``--json`` gives ``{port: {column: value}}`` / ``{queue: {column: value}}``. Table functions are pure.
+``--json`` gives ``{port: {column: value}}`` / ``{queue: {column: value}}`` (config: without HISTORY, as
+before the column was added). Table functions are pure.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ STATS_DESCRIPTION = (
     ("RX LAST OK/DROP", "PFC_WD_QUEUE_STATS_RX_PACKETS_LAST", "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS_LAST"),
 )
 CONFIG_DESCRIPTION = (("ACTION", "action", "drop"), ("DETECTION TIME", "detection_time", NA),
-                      ("RESTORATION TIME", "restoration_time", "infinite"))
+                      ("RESTORATION TIME", "restoration_time", "infinite"),
+                      ("HISTORY", "pfc_stat_history", "disable"))
 STATS_HEADER = ["QUEUE", "STATUS", *(d[0] for d in STATS_DESCRIPTION)]
 CONFIG_HEADER = ["PORT", *(d[0] for d in CONFIG_DESCRIPTION)]
+CONFIG_JSON_COLUMNS = len(CONFIG_HEADER) - 1  # --json leaves out HISTORY
 
 
 def stats_rows(c: Counters, queues: tuple[str, ...] = (), empty: bool = False) -> list[list[str]]:
@@ -70,6 +74,19 @@ def config_preamble(c: Counters) -> list[str]:
     return lines
 
 
+def config_text(c: Counters, ports: tuple[str, ...] = ()) -> str:
+    """What ``show pfcwd config`` prints: the global lines (only when some port has a row), then the table."""
+    table = config_rows(c, ports)
+    lines = config_preamble(c) if table else []
+    return "\n".join([*lines, tabulate(table, CONFIG_HEADER, stralign="right", numalign="right", tablefmt="simple")])
+
+
+def config_json(c: Counters, ports: tuple[str, ...] = ()) -> dict[str, Any]:
+    table = [row[:CONFIG_JSON_COLUMNS] for row in config_rows(c, ports)]
+    return {"global": c.rows.row(CONFIG_DB, tbl.CFG_PFC_WD_TABLE_NAME, "GLOBAL") or {},
+            "ports": to_json(table, CONFIG_HEADER[:CONFIG_JSON_COLUMNS])}
+
+
 def to_json(table: list[list[str]], header: list[str]) -> dict[str, Any]:
     return {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in table}
 
@@ -101,11 +118,7 @@ def stats(empty: bool, queues: tuple[str, ...], as_json: bool, run_dir: str | No
 def config(ports: tuple[str, ...], as_json: bool, run_dir: str | None) -> None:
     """Show the PFC watchdog's configuration per port."""
     c = load_counters(run_dir, [tbl.COUNTERS_PORT_NAME_MAP], tables=[(CONFIG_DB, tbl.CFG_PFC_WD_TABLE_NAME)])
-    table = config_rows(c, ports)
     if as_json:
-        print_json({"global": c.rows.row(CONFIG_DB, tbl.CFG_PFC_WD_TABLE_NAME, "GLOBAL") or {},
-                    "ports": to_json(table, CONFIG_HEADER)})
-        return
-    for line in config_preamble(c) if table else []:
-        click.echo(line)
-    click.echo(tabulate(table, CONFIG_HEADER, stralign="right", numalign="right", tablefmt="simple"))
+        print_json(config_json(c, ports))
+    else:
+        click.echo(config_text(c, ports))

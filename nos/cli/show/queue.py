@@ -45,7 +45,7 @@ def _queue_counters(run_dir: str | None, stats_table: str) -> Counters:
 
 
 def _print_queues(c: Counters, columns: Sequence[queuestat.Column], port: str | None, nonzero: bool,
-                  as_json: bool) -> None:
+                  as_json: bool, heading: str | None = None) -> None:
     if port is not None and port not in c.map(tbl.COUNTERS_PORT_NAME_MAP):
         fail(f"Port doesn't exist! {port}")
     try:
@@ -55,7 +55,7 @@ def _print_queues(c: Counters, columns: Sequence[queuestat.Column], port: str | 
     if as_json:
         print_json(queuestat.queue_json(found, columns))
     else:
-        click.echo(queuestat.queue_text(found, columns), nl=False)
+        click.echo(queuestat.queue_text(found, columns, heading), nl=False)
 
 
 @click.group()
@@ -72,7 +72,8 @@ def queue() -> None:
 def counters(interfacename: str | None, show_all: bool, nonzero: bool, as_json: bool, run_dir: str | None) -> None:
     """Show queue counters (all ports, or one)."""
     columns = (*queuestat.COUNTERS, *queuestat.TRIM) if show_all else queuestat.COUNTERS
-    _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), columns, interfacename, nonzero, as_json)
+    _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), columns, interfacename, nonzero, as_json,
+                  queuestat.NAMESPACE_HEADING)
 
 
 @queue.command()

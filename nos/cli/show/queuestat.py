@@ -1,6 +1,8 @@
 """Queue counter tables: ``show queue counters [-a] [-nz]`` and ``show queue wredcounters``.
 
-As sonic-utilities' ``scripts/queuestat``: one table per port, each followed by an empty line; a row per
+As sonic-utilities' ``scripts/queuestat``: one table per port, each followed by an empty line (``show queue
+counters`` heads each with queuestat's ``For namespace :`` line: the default namespace is ``''`` on a
+single-ASIC switch; ``show queue wredcounters``, sonic-utilities' wredstat, has no such line); a row per
 queue (COUNTERS_QUEUE_NAME_MAP, natural order) labelled type + index (``UC0``; ``MC10`` for a multicast
 queue of index 10), values from ``COUNTERS:<queue oid>`` with thousands separators, N/A when the stat is
 absent. ``-a`` adds the trimming columns; ``-nz`` drops rows whose values are all ``0`` (an N/A row
@@ -73,11 +75,16 @@ def queue_rows(c: Counters, columns: Sequence[Column], port: str | None = None,
     return found
 
 
-def queue_text(found: Mapping[str, Sequence[QueueRow]], columns: Sequence[Column]) -> str:
-    """queuestat's output: a table per port with rows, each followed by an empty line."""
+NAMESPACE_HEADING = "For namespace :"  # queuestat's f"For namespace {namespace}:" with the default namespace ''
+
+
+def queue_text(found: Mapping[str, Sequence[QueueRow]], columns: Sequence[Column], heading: str | None = None) -> str:
+    """queuestat's output: a table per port with rows, each after ``heading`` (when given) and followed by an
+    empty line."""
     header = ["Port", "TxQ", *(column.header for column in columns)]
-    return "".join(tabulate([row.cells() for row in rows], header, tablefmt="simple", stralign="right") + "\n\n"
-                   for rows in found.values() if rows)
+    first = "" if heading is None else heading + "\n"
+    return "".join(first + tabulate([row.cells() for row in rows], header, tablefmt="simple", stralign="right")
+                   + "\n\n" for rows in found.values() if rows)
 
 
 def queue_json(found: Mapping[str, Sequence[QueueRow]], columns: Sequence[Column]) -> dict[str, Any]:
@@ -85,4 +92,5 @@ def queue_json(found: Mapping[str, Sequence[QueueRow]], columns: Sequence[Column
                    for row in rows} for port, rows in found.items()}
 
 
-__all__ = ["COUNTERS", "Column", "QueueRow", "TRIM", "WRED", "queue_json", "queue_rows", "queue_text"]
+__all__ = ["COUNTERS", "NAMESPACE_HEADING", "TRIM", "WRED", "Column", "QueueRow", "queue_json", "queue_rows",
+           "queue_text"]

@@ -4,7 +4,7 @@ No IO here. Each command reads the tables it declares (``*_TABLES``) into a ``Sn
 rows; the functions below turn a snapshot into row dicts (what ``--json`` prints) and the row dicts
 into text, so every command is tested with plain data. Words, columns, value formats and sort orders
 follow sonic-utilities (``scripts/intfutil``, ``show/interfaces/portchannel`` (teamshow),
-``show/vlan.py`` with the dhcp-relay column, ``scripts/ipintutil``); routes follow FRR's
+``show/vlan.py``, ``scripts/ipintutil``); routes follow FRR's
 ``show ip route`` (zebra_vty.c), which SONiC passes the command to.
 """
 
@@ -73,12 +73,18 @@ def _members(keys: Iterable[str], sep: str = "|") -> dict[str, list[str]]:
     return grouped
 
 
-def format_speed(mbps: str | None) -> str:
-    """intfutil's speed format: Mb/s in the DB, printed ``400G``, ``2.5G``, ``100M``; N/A when unknown."""
+RJ45 = "RJ45"                          # TRANSCEIVER_INFO type of a copper port (intfutil OPTICS_TYPE_RJ45)
+DPU_DATA_PORT = "DPU-NPU Data Port"    # intfutil's Type for a port with role Dpc and no transceiver
+DPU_CONNECT_ROLE = "Dpc"               # PORT role of a port wired to a DPU (multi_asic.DPU_CONNECT_PORT)
+
+
+def format_speed(mbps: str | None, optics: str | None = None) -> str:
+    """intfutil's speed format: Mb/s in the DB, printed ``400G``, ``2.5G``, ``100M``; an RJ45 port keeps
+    megabits up to 1000 (``1000M``, not ``1G``); N/A when unknown."""
     if mbps is None or not mbps.isdecimal():
         return NA if not mbps else mbps
     speed = int(mbps)
-    if speed < 1000:
+    if speed < 1000 or (optics == RJ45 and speed <= 1000):
         return f"{speed}M"
     if speed % 1000 >= 100:
         return f"{speed / 1000:.1f}G"
@@ -129,12 +135,23 @@ def _owners(snap: Snapshot) -> dict[str, str]:
     return owner
 
 
-def _vlan_column(owners: Mapping[str, str], name: str) -> str:
-    """``routed``, ``trunk`` (any VLAN membership, tagged or not) or the PortChannel it is a member of."""
+def _vlan_column(owners: Mapping[str, str], name: str, mode: str | None) -> str:
+    """The PortChannel it is a member of, else its CONFIG_DB switchport ``mode``, else ``trunk`` (any VLAN
+    membership, tagged or not) or ``routed`` (intfutil's config_db_vlan_port_keys_get)."""
     owner = owners.get(name)
-    if owner is None:
-        return "routed"
-    return "trunk" if "Vlan" in owner else owner
+    if owner is not None and "Vlan" not in owner:
+        return owner
+    if mode:
+        return mode
+    return "routed" if owner is None else "trunk"
+
+
+def _optics(snap: Snapshot, port: str) -> str | None:
+    """intfutil's port_optics_get: the transceiver type, else ``DPU-NPU Data Port`` for a DPU-facing port."""
+    found = snap.get(STATE_DB, tbl.STATE_TRANSCEIVER_INFO_TABLE_NAME, port, "type")
+    if found is None and snap.get(APPL_DB, tbl.APP_PORT_TABLE_NAME, port, "role") == DPU_CONNECT_ROLE:
+        return DPU_DATA_PORT
+    return found
 
 
 def _oper_speed_raw(snap: Snapshot, port: str) -> str | None:
@@ -149,21 +166,24 @@ def _port_status(snap: Snapshot, port: str, owners: Mapping[str, str]) -> Record
     def appl(name: str) -> str:
         return _na(snap.get(APPL_DB, tbl.APP_PORT_TABLE_NAME, port, name))
 
+    optics = _optics(snap, port)
     return {
-        "interface": port, "lanes": appl("lanes"), "speed": format_speed(_oper_speed_raw(snap, port)),
-        "mtu": appl("mtu"), "fec": appl("fec"), "alias": appl("alias"), "vlan": _vlan_column(owners, port),
-        "oper": appl("oper_status"), "admin": appl("admin_status"),
-        "type": _na(snap.get(STATE_DB, tbl.STATE_TRANSCEIVER_INFO_TABLE_NAME, port, "type")),
+        "interface": port, "lanes": appl("lanes"), "speed": format_speed(_oper_speed_raw(snap, port), optics),
+        "mtu": appl("mtu"), "fec": appl("fec"), "alias": appl("alias"),
+        "vlan": _vlan_column(owners, port, snap.get(CONFIG_DB, tbl.CFG_PORT_TABLE_NAME, port, "mode")),
+        "oper": appl("oper_status"), "admin": appl("admin_status"), "type": _na(optics),
         "asym_pfc": appl("pfc_asym"),
     }
 
 
 def _lag_speed(snap: Snapshot, members: Sequence[str]) -> str:
-    """One member: its speed; several: the sum of their speeds (intfutil's po_speed_dict)."""
+    """One member: its speed; several: the sum of their speeds, formatted for the optics of the last one
+    (intfutil's po_speed_dict)."""
     speeds = [_oper_speed_raw(snap, member) for member in members]
+    optics = _optics(snap, members[-1])
     if len(speeds) == 1:
-        return format_speed(speeds[0])
-    return format_speed(str(sum(int(s) if s and s.isdecimal() else 0 for s in speeds)))
+        return format_speed(speeds[0], optics)
+    return format_speed(str(sum(int(s) if s and s.isdecimal() else 0 for s in speeds)), optics)
 
 
 def _lag_status(snap: Snapshot, lag: str, members: Sequence[str], owners: Mapping[str, str]) -> Record:
@@ -173,7 +193,9 @@ def _lag_status(snap: Snapshot, lag: str, members: Sequence[str], owners: Mappin
     return {
         "interface": lag, "lanes": appl("lanes"), "speed": _lag_speed(snap, members),
         "mtu": snap.get(CONFIG_DB, tbl.CFG_LAG_TABLE_NAME, lag, "mtu") or "", "fec": appl("fec"),
-        "alias": appl("alias"), "vlan": "trunk" if lag in owners else "routed", "oper": appl("oper_status"),
+        "alias": appl("alias"),
+        "vlan": _vlan_column(owners, lag, snap.get(CONFIG_DB, tbl.CFG_LAG_TABLE_NAME, lag, "mode")),
+        "oper": appl("oper_status"),
         "admin": appl("admin_status"), "type": appl("type"), "asym_pfc": appl("pfc_asym"),
     }
 
@@ -211,28 +233,29 @@ _LAG_PREFIX_LEN = len("PortChannel")
 
 
 def _lag_member(snap: Snapshot, lag: str, port: str) -> Record:
-    """teamd's selection (STATE_DB, when teamd reports it) else teamsyncd's status; ``*`` = they disagree."""
+    """teamd's selection (STATE_DB) against teamsyncd's status (APPL_DB); ``*`` = they disagree."""
     status = snap.get(APPL_DB, tbl.APP_LAG_MEMBER_TABLE_NAME, f"{lag}:{port}", "status")
-    selected_field = snap.get(STATE_DB, tbl.STATE_LAG_MEMBER_TABLE_NAME, f"{lag}|{port}", "runner.aggregator.selected")
-    selected = selected_field == "true" if selected_field is not None else status == "enabled"
+    teamd = snap.get(STATE_DB, tbl.STATE_LAG_MEMBER_TABLE_NAME, f"{lag}|{port}", "runner.aggregator.selected")
+    selected = teamd == "true"
     out_of_sync = status is None or (status == "enabled" and not selected) or (status == "disabled" and selected)
     return {"name": port, "selected": selected, "status": status, "in_sync": not out_of_sync}
 
 
 def portchannel_summary(snap: Snapshot) -> list[Record]:
-    """One record per CONFIG_DB PORTCHANNEL, by team number. ``protocol`` is None (printed N/A) until the
-    LAG exists (STATE_DB or APPL_DB LAG_TABLE); members are those teamd or teamsyncd report."""
+    """One record per CONFIG_DB PORTCHANNEL, by team number, as teamshow: ``protocol`` is None (printed
+    N/A, no ports) until teamd's STATE_DB LAG_TABLE row exists; the members are those of STATE_DB
+    LAG_MEMBER_TABLE (teamd's), none printed N/A, even when teamsyncd has some in APPL_DB."""
+    state_members = _members(snap.rows(STATE_DB, tbl.STATE_LAG_MEMBER_TABLE_NAME))
     records = []
     for lag in snap.rows(CONFIG_DB, tbl.CFG_LAG_TABLE_NAME):
         state = snap.row(STATE_DB, tbl.STATE_LAG_TABLE_NAME, lag)
-        appl = snap.row(APPL_DB, tbl.APP_LAG_TABLE_NAME, lag)
         protocol = None
-        if state is not None or appl is not None:
+        ports: list[str] = []
+        if state is not None:
             oper = (snap.get(APPL_DB, tbl.APP_LAG_TABLE_NAME, lag, "oper_status") or "").lower()
-            protocol = {"name": "LACP", "active": (state or {}).get("runner.active", "true") == "true",
+            protocol = {"name": "LACP", "active": state.get("runner.active", "true") == "true",
                         "oper_status": oper if oper in ("up", "down") else NA}
-        ports = set(_members(snap.rows(STATE_DB, tbl.STATE_LAG_MEMBER_TABLE_NAME)).get(lag, []))
-        ports |= set(_members(snap.rows(APPL_DB, tbl.APP_LAG_MEMBER_TABLE_NAME), ":").get(lag, []))
+            ports = state_members.get(lag, [])
         records.append({"no": lag[_LAG_PREFIX_LEN:], "team_dev": lag, "protocol": protocol,
                         "ports": [_lag_member(snap, lag, port) for port in natsorted(ports)]})
     return sorted(records, key=lambda r: natural_key(r["no"]))
@@ -259,7 +282,7 @@ def portchannel_table(records: Sequence[Record]) -> str:
     return PORTCHANNEL_LEGEND + "\n" + tabulate(body, ["No.", "Team Dev", "Protocol", "Ports"])
 
 
-# ---- show vlan brief / config (show/vlan.py + the dhcp-relay plugin column) --------------------
+# ---- show vlan brief / config (show/vlan.py) ---------------------------------------------------
 
 VLAN_TABLES: tuple[TableId, ...] = (
     (CONFIG_DB, tbl.CFG_VLAN_TABLE_NAME), (CONFIG_DB, tbl.CFG_VLAN_INTF_TABLE_NAME),
@@ -268,7 +291,6 @@ VLAN_TABLES: tuple[TableId, ...] = (
 VLAN_BRIEF_COLUMNS = (
     ("VLAN ID", "vlan_id"), ("IP Address", "ip_addresses"), ("Ports", "ports"), ("Port Tagging", "port_tagging"),
     ("Proxy ARP", "proxy_arp"), ("Static Anycast Gateway", "static_anycast_gateway"),
-    ("DHCP Helper Address", "dhcp_helper_addresses"),
 )
 VLAN_CONFIG_COLUMNS = (("Name", "name"), ("VID", "vid"), ("Member", "member"), ("Mode", "mode"))
 
@@ -287,7 +309,9 @@ def _dhcp_helpers(snap: Snapshot, vlan: str) -> list[str]:
 
 
 def vlan_brief(snap: Snapshot) -> list[Record]:
-    """One record per VLAN, from CONFIG_DB only, as SONiC's ``show vlan brief``; lists stay lists."""
+    """One record per VLAN, from CONFIG_DB only, as SONiC's ``show vlan brief``; lists stay lists. The
+    records keep ``dhcp_helper_addresses`` (``--json``); the table has sonic-utilities' six columns only
+    ("DHCP Helper Address" is appended by the dhcp-relay container's CLI plugin, not by sonic-utilities)."""
     addresses = _members(snap.rows(CONFIG_DB, tbl.CFG_VLAN_INTF_TABLE_NAME))
     members = _members(snap.rows(CONFIG_DB, tbl.CFG_VLAN_MEMBER_TABLE_NAME))
     records = []

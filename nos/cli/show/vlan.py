@@ -23,7 +23,7 @@ def vlan() -> None:
 @json_option
 @run_dir_option
 def brief(as_json: bool, run_dir: str | None) -> None:
-    """Show all VLANs: addresses, members and their tagging, proxy ARP, anycast gateway, DHCP helpers."""
+    """Show all VLANs: addresses, members and their tagging, proxy ARP, anycast gateway (--json: DHCP helpers too)."""
     records = render.vlan_brief(load_snapshot(run_dir, render.VLAN_TABLES))
     if as_json:
         print_json(records)

@@ -73,9 +73,13 @@ def test_lacp_members_and_oper_status_follow_the_links(env):
     assert appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet0") == {"status": "enabled"}
     assert appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet4") == {"status": "disabled"}
     assert appl.row("LAG_TABLE", LAG)["oper_status"] == "down"  # 1 of min_links 2
+    # teamd's view, as tlm_teamd leaves it in STATE_DB for teamshow
+    assert state.hgetall(f"LAG_MEMBER_TABLE|{LAG}|Ethernet0") == {"runner.aggregator.selected": "true"}
+    assert state.hgetall(f"LAG_MEMBER_TABLE|{LAG}|Ethernet4") == {"runner.aggregator.selected": "false"}
 
     port_up(state, "Ethernet4", up=True)
     settle(runner, lambda: appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet4") == {"status": "enabled"})
+    assert state.hget(f"LAG_MEMBER_TABLE|{LAG}|Ethernet4", "runner.aggregator.selected") == "true"
     settle(runner, lambda: appl.row("LAG_TABLE", LAG)["oper_status"] == "up")
     assert state.hget(f"LAG_TABLE|{LAG}", "oper_status") == "up"
 
@@ -102,6 +106,7 @@ def test_member_waits_for_lag_and_port_and_leaves_with_its_netdev(env):
     state.delete("PORT_TABLE|Ethernet8")  # the port's netdev goes (e.g. breakout): teamd drops it
     settle(runner, lambda: not appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet8"))
     settle(runner, lambda: appl.row("LAG_TABLE", LAG)["oper_status"] == "down")
+    assert not state.exists(f"LAG_MEMBER_TABLE|{LAG}|Ethernet8")
     port_up(state, "Ethernet8")  # and it rejoins when the netdev is back
     settle(runner, lambda: appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet8") == {"status": "enabled"})
 
@@ -123,6 +128,7 @@ def test_lag_mtu_goes_to_members_and_their_own_comes_back(env):  # LAG-007
     cdb.set_entry("PORTCHANNEL_MEMBER", "PortChannel002|Ethernet0", None)
     settle(runner, lambda: appl.row("PORT_TABLE", "Ethernet0") == {"admin_status": "up", "mtu": "1500"})
     assert appl.row("LAG_MEMBER_TABLE", "PortChannel002:Ethernet0") == {}
+    assert not state.exists("LAG_MEMBER_TABLE|PortChannel002|Ethernet0")
 
 
 def test_a_port_in_two_lags_is_refused(env):
@@ -149,7 +155,7 @@ def test_deleting_the_lag_removes_members_and_state(env):
     cdb.set_entry("PORTCHANNEL", LAG, None)
     settle(runner, lambda: not appl.row("LAG_TABLE", LAG))
     assert appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet0") == {}
-    assert not state.exists(f"LAG_TABLE|{LAG}")
+    assert not state.exists(f"LAG_TABLE|{LAG}") and not state.exists(f"LAG_MEMBER_TABLE|{LAG}|Ethernet0")
 
 
 def test_bad_portchannel_is_reported(env):
@@ -162,5 +168,7 @@ def test_bad_portchannel_is_reported(env):
 
 def test_boot_forgets_stale_lag_state(dbs, raw):
     raw(6).hset("LAG_TABLE|PortChannel9", "state", "ok")
+    raw(6).hset("LAG_MEMBER_TABLE|PortChannel9|Ethernet0", "runner.aggregator.selected", "true")
     LagMgr(dbs).boot()
     assert not raw(6).exists("LAG_TABLE|PortChannel9")
+    assert not raw(6).exists("LAG_MEMBER_TABLE|PortChannel9|Ethernet0")

@@ -39,7 +39,7 @@ def show(run_dir: str, *args: str) -> str:
 @pytest.fixture
 def switch(dbs):
     """Two ports, a LAG, a VLAN and addresses: CONFIG_DB as config_db.json loads it, APPL_DB rows as
-    portmgrd/teamsyncd/intfmgrd leave them after orchagent popped them, STATE_DB as portsyncd writes it."""
+    portmgrd/teamsyncd/intfmgrd leave them after orchagent popped them, STATE_DB as portsyncd and teamd write it."""
     ConfigDBConnector(dbs["CONFIG_DB"]).mod_config({
         "PORT": {"Ethernet0": {"lanes": "0,1,2,3", "speed": "400000"},
                  "Ethernet4": {"lanes": "4,5,6,7", "speed": "400000"},
@@ -61,6 +61,8 @@ def switch(dbs):
     Table(dbs["STATE_DB"], "PORT_TABLE").set("Ethernet0", {"state": "ok", "speed": "400000"})
     Table(dbs["APPL_DB"], "LAG_TABLE").set("PortChannel0001", {"admin_status": "up", "oper_status": "up"})
     Table(dbs["APPL_DB"], "LAG_MEMBER_TABLE").set("PortChannel0001:Ethernet4", {"status": "enabled"})
+    Table(dbs["STATE_DB"], "LAG_TABLE").set("PortChannel0001", {"state": "ok", "runner.active": "true"})
+    Table(dbs["STATE_DB"], "LAG_MEMBER_TABLE").set("PortChannel0001|Ethernet4", {"runner.aggregator.selected": "true"})
     Table(dbs["APPL_DB"], "VLAN_TABLE").set("Vlan100", {"admin_status": "up", "mtu": "9100"})
     Table(dbs["APPL_DB"], "INTF_TABLE").set("Ethernet0:10.0.0.0/31", {"scope": "global", "family": "IPv4"})
     return dbs
@@ -104,13 +106,12 @@ Flags: A - active, I - inactive, Up - up, Dw - Down, N/A - not available,
 def test_show_vlan_brief_and_config(switch, run_dir):
     assert render.vlan_brief(gather_vlan(switch))[0]["dhcp_helper_addresses"] == ["10.9.9.9", "10.9.9.10"]
     assert show(run_dir, "vlan", "brief") == """\
-+-----------+------------------+------------+----------------+-------------+--------------------------+-----------------------+
-|   VLAN ID | IP Address       | Ports      | Port Tagging   | Proxy ARP   | Static Anycast Gateway   | DHCP Helper Address   |
-+===========+==================+============+================+=============+==========================+=======================+
-|       100 | 192.168.100.1/24 | Ethernet12 | untagged       | enabled     | disabled                 | 10.9.9.9              |
-|           |                  |            |                |             |                          | 10.9.9.10             |
-+-----------+------------------+------------+----------------+-------------+--------------------------+-----------------------+
-"""  # noqa: E501
++-----------+------------------+------------+----------------+-------------+--------------------------+
+|   VLAN ID | IP Address       | Ports      | Port Tagging   | Proxy ARP   | Static Anycast Gateway   |
++===========+==================+============+================+=============+==========================+
+|       100 | 192.168.100.1/24 | Ethernet12 | untagged       | enabled     | disabled                 |
++-----------+------------------+------------+----------------+-------------+--------------------------+
+"""
     assert show(run_dir, "vlan", "config") == """\
 Name       VID  Member      Mode
 -------  -----  ----------  --------

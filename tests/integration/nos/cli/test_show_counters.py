@@ -91,12 +91,14 @@ def test_show_interfaces_counters(counters, run_dir):
 
 
 QUEUE_COUNTERS = """\
+For namespace :
      Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes
 ---------  -----  --------------  ---------------  -----------  ------------
 Ethernet0    UC0               0                0            0             0
 Ethernet0    UC1           1,000        1,500,000            0             0
 Ethernet0    UC2           2,000        3,000,000            0             0
 
+For namespace :
      Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes
 ---------  -----  --------------  ---------------  -----------  ------------
 Ethernet4    UC0             N/A              N/A          N/A           N/A
@@ -109,7 +111,7 @@ Ethernet4    UC2             N/A              N/A          N/A           N/A
 def test_show_queue_counters(counters, run_dir):
     assert nos(run_dir, "show", "queue", "counters").output == QUEUE_COUNTERS
     nonzero = nos(run_dir, "show", "queue", "counters", "Ethernet0", "-nz").output
-    assert [line.split()[1] for line in nonzero.splitlines()[2:] if line] == ["UC1", "UC2"]
+    assert [line.split()[1] for line in nonzero.splitlines()[3:] if line] == ["UC1", "UC2"]
     records = json.loads(nos(run_dir, "show", "queue", "counters", "Ethernet0", "--json").output)
     assert records["Ethernet0"]["UC2"] == {"totalpacket": "2,000", "totalbytes": "3,000,000", "droppacket": "0",
                                            "dropbytes": "0"}

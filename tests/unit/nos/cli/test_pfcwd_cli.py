@@ -55,7 +55,7 @@ def test_stats_show_queues_with_watchdog_counters_unless_empty_is_asked():
 
 def test_config_shows_ports_with_a_row_and_the_global_lines():
     c = counters()
-    assert show.config_rows(c) == [["Ethernet0", "drop", "200", "infinite"]]
+    assert show.config_rows(c) == [["Ethernet0", "drop", "200", "infinite", "disable"]]
     assert show.config_preamble(c) == ["Changed polling interval to 200ms"]
-    assert show.to_json(show.config_rows(c), show.CONFIG_HEADER) == {
-        "Ethernet0": {"ACTION": "drop", "DETECTION TIME": "200", "RESTORATION TIME": "infinite"}}
+    assert show.config_json(c) == {"global": {"POLL_INTERVAL": "200"}, "ports": {
+        "Ethernet0": {"ACTION": "drop", "DETECTION TIME": "200", "RESTORATION TIME": "infinite"}}}

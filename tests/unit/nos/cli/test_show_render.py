@@ -27,12 +27,14 @@ def test_natural_sort_puts_ethernet4_before_ethernet12() -> None:
         "Ethernet0", "Ethernet4", "Ethernet12", "Ethernet100", "PortChannel0001"]
 
 
-@pytest.mark.parametrize(("mbps", "shown"), [
-    ("400000", "400G"), ("100000", "100G"), ("25000", "25G"), ("2500", "2.5G"), ("100", "100M"),
-    (None, "N/A"), ("", "N/A"), ("N/A", "N/A"),
+@pytest.mark.parametrize(("mbps", "optics", "shown"), [
+    ("400000", None, "400G"), ("100000", None, "100G"), ("25000", None, "25G"), ("10000", None, "10G"),
+    ("2500", None, "2.5G"), ("1000", None, "1G"), ("100", None, "100M"),
+    ("1000", "RJ45", "1000M"), ("100", "RJ45", "100M"), ("10000", "RJ45", "10G"), ("1000", "QSFP28", "1G"),
+    (None, None, "N/A"), ("", None, "N/A"), ("N/A", None, "N/A"),
 ])
-def test_speed_is_printed_as_intfutil_does(mbps: str | None, shown: str) -> None:
-    assert render.format_speed(mbps) == shown
+def test_speed_is_printed_as_intfutil_does(mbps: str | None, optics: str | None, shown: str) -> None:
+    assert render.format_speed(mbps, optics) == shown
 
 
 def test_interface_filter_takes_lists_and_ranges() -> None:
@@ -102,14 +104,20 @@ def test_lag_speed_of_one_member_without_speed_is_na() -> None:
 
 LAGS = Snapshot({
     ("CONFIG_DB", "PORTCHANNEL"): {"PortChannel0001": {}, "PortChannel0002": {}, "PortChannel10": {},
-                                   "PortChannel0003": {}},
+                                   "PortChannel0003": {}, "PortChannel0004": {}},
     ("APPL_DB", "LAG_TABLE"): {"PortChannel0001": {"oper_status": "up"}, "PortChannel0002": {"oper_status": "down"},
-                               "PortChannel0003": {"oper_status": "up"}},
+                               "PortChannel0003": {"oper_status": "up"}, "PortChannel0004": {"oper_status": "up"}},
     ("APPL_DB", "LAG_MEMBER_TABLE"): {"PortChannel0001:Ethernet4": {"status": "enabled"},
                                       "PortChannel0001:Ethernet12": {"status": "disabled"},
-                                      "PortChannel0002:Ethernet8": {"status": "enabled"}},
-    ("STATE_DB", "LAG_TABLE"): {"PortChannel0002": {"runner.active": "false", "state": "ok"}},
-    ("STATE_DB", "LAG_MEMBER_TABLE"): {"PortChannel0002|Ethernet8": {"runner.aggregator.selected": "false"},
+                                      "PortChannel0002:Ethernet8": {"status": "enabled"},
+                                      "PortChannel0003:Ethernet16": {"status": "enabled"},
+                                      "PortChannel0004:Ethernet24": {"status": "enabled"}},
+    ("STATE_DB", "LAG_TABLE"): {"PortChannel0001": {"runner.active": "true", "state": "ok"},
+                                "PortChannel0002": {"runner.active": "false", "state": "ok"},
+                                "PortChannel0003": {"state": "ok"}},
+    ("STATE_DB", "LAG_MEMBER_TABLE"): {"PortChannel0001|Ethernet4": {"runner.aggregator.selected": "true"},
+                                       "PortChannel0001|Ethernet12": {"runner.aggregator.selected": "false"},
+                                       "PortChannel0002|Ethernet8": {"runner.aggregator.selected": "false"},
                                        "PortChannel0002|Ethernet20": {"runner.aggregator.selected": "true"}},
 })
 
@@ -121,12 +129,14 @@ Flags: A - active, I - inactive, Up - up, Dw - Down, N/A - not available,
  0001  PortChannel0001  LACP(A)(Up)  Ethernet4(S) Ethernet12(D)
  0002  PortChannel0002  LACP(I)(Dw)  Ethernet8(D*) Ethernet20(S*)
  0003  PortChannel0003  LACP(A)(Up)  N/A
+ 0004  PortChannel0004  N/A
    10  PortChannel10    N/A"""
 
 
 def test_portchannel_table_is_teamshows() -> None:
-    # 0001: no teamd state, teamsyncd's member status decides; 0002: teamd's selection disagrees with
-    # teamsyncd (or teamsyncd has nothing) -> '*'; 0003: no members; PortChannel10: not created yet.
+    # 0001: teamd (STATE_DB) and teamsyncd (APPL_DB) agree; 0002: they disagree, or teamsyncd has nothing
+    # -> '*'; 0003: teamd reports no member (teamsyncd's Ethernet16 is not listed); 0004: no teamd state
+    # yet (only APPL_DB); PortChannel10: not created yet.
     assert render.portchannel_table(render.portchannel_summary(LAGS)) == PORTCHANNEL_TABLE
 
 
@@ -152,17 +162,17 @@ VLANS = Snapshot({
 })
 
 VLAN_BRIEF_TABLE = """\
-+-----------+-----------------+-----------------+----------------+-------------+--------------------------+-----------------------+
-|   VLAN ID | IP Address      | Ports           | Port Tagging   | Proxy ARP   | Static Anycast Gateway   | DHCP Helper Address   |
-+===========+=================+=================+================+=============+==========================+=======================+
-|        30 |                 |                 |                | disabled    | disabled                 |                       |
-+-----------+-----------------+-----------------+----------------+-------------+--------------------------+-----------------------+
-|       200 |                 | Ethernet4       | untagged       | disabled    | enabled                  |                       |
-+-----------+-----------------+-----------------+----------------+-------------+--------------------------+-----------------------+
-|      1000 | 192.168.0.1/21  | Ethernet8       | untagged       | enabled     | disabled                 | 192.0.0.1             |
-|           | fc02:1000::1/64 | Ethernet12      | tagged         |             |                          | 192.0.0.2             |
-|           |                 | PortChannel0001 | tagged         |             |                          | 192.0.0.10            |
-+-----------+-----------------+-----------------+----------------+-------------+--------------------------+-----------------------+"""  # noqa: E501
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|   VLAN ID | IP Address      | Ports           | Port Tagging   | Proxy ARP   | Static Anycast Gateway   |
++===========+=================+=================+================+=============+==========================+
+|        30 |                 |                 |                | disabled    | disabled                 |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|       200 |                 | Ethernet4       | untagged       | disabled    | enabled                  |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|      1000 | 192.168.0.1/21  | Ethernet8       | untagged       | enabled     | disabled                 |
+|           | fc02:1000::1/64 | Ethernet12      | tagged         |             |                          |
+|           |                 | PortChannel0001 | tagged         |             |                          |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+"""
 
 VLAN_CONFIG_TABLE = """\
 Name        VID  Member           Mode
@@ -176,6 +186,8 @@ Vlan1000   1000  PortChannel0001  tagged"""
 
 def test_vlan_brief_grid_is_sonics() -> None:
     assert render.vlan_brief_table(render.vlan_brief(VLANS)) == VLAN_BRIEF_TABLE
+    # the DHCP servers stay in the records (--json), natsorted
+    assert render.vlan_brief(VLANS)[2]["dhcp_helper_addresses"] == ["192.0.0.1", "192.0.0.2", "192.0.0.10"]
 
 
 def test_vlan_brief_dhcp_helpers_are_na_when_the_dhcp_server_feature_runs() -> None:

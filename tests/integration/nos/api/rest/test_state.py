@@ -67,6 +67,7 @@ def test_lag_joins_config_appl_and_state(client: TestClient, switch: Databases) 
     Table(switch["APPL_DB"], "LAG_TABLE").set("PortChannel1", {"oper_status": "up", "admin_status": "up"})
     Table(switch["APPL_DB"], "LAG_MEMBER_TABLE").set("PortChannel1:Ethernet4", {"status": "enabled"})
     Table(switch["STATE_DB"], "LAG_TABLE").set("PortChannel1", {"state": "ok"})
+    Table(switch["STATE_DB"], "LAG_MEMBER_TABLE").set("PortChannel1|Ethernet4", {"runner.aggregator.selected": "true"})
     [lag] = client.get("/api/v1/state/lags").json()
     assert lag["name"] == "PortChannel1" and lag["config"] == {"min_links": "1", "mtu": "9100"}
     assert lag["protocol"] == {"name": "LACP", "active": True, "oper_status": "up"}

@@ -1,0 +1,322 @@
+"""``nos show`` against sonic-utilities, byte for byte (issue 16).
+
+Each case rebuilds, as plain rows, the part of sonic-utilities' mock databases (``tests/mock_tables``)
+that one of its show tests reads, and compares what we print with what that test expects (the
+expected strings of ``tests/vlan_test.py``, ``tests/intfutil_test.py``, ``tests/interfaces_test.py``,
+``tests/pfcwd_input``, ``tests/queue_counter_test.py`` and ``tests/ecn_input``). Only the rows and
+fields the command reads are carried over. The CLI prints most texts with ``click.echo``, hence the
+``+ "\\n"``.
+"""
+
+from __future__ import annotations
+
+from nos.cli.show import pfcwd, queuestat, render
+from nos.cli.show.counters_db import Counters
+from nos.cli.show.ecn import ecn_text
+from nos.cli.show.render import Snapshot
+
+# ---- show vlan brief (vlan_test.py: show_vlan_brief_output) ------------------------------------
+
+SONIC_VLANS = Snapshot({
+    ("CONFIG_DB", "VLAN"): {
+        "Vlan1000": {"vlanid": "1000", "dhcp_servers": ["192.0.0.1", "192.0.0.2", "192.0.0.3", "192.0.0.4"]},
+        "Vlan2000": {"vlanid": "2000", "dhcp_servers": ["192.0.0.1", "192.0.0.2", "192.0.0.3", "192.0.0.4"]},
+        "Vlan3000": {"vlanid": "3000"}, "Vlan4000": {"vlanid": "4000"},
+    },
+    ("CONFIG_DB", "VLAN_INTERFACE"): {
+        "Vlan1000": {"static_anycast_gateway": "true"}, "Vlan2000": {"proxy_arp": "enabled"},
+        "Vlan3000": {"loopback_action": "forward"},
+        "Vlan1000|192.168.0.1/21": {}, "Vlan1000|fc02:1000::1/64": {},
+        "Vlan2000|192.168.0.10/21": {}, "Vlan2000|fc02:1011::1/64": {},
+    },
+    ("CONFIG_DB", "VLAN_MEMBER"): {
+        **{f"Vlan1000|Ethernet{n}": {"tagging_mode": "untagged"} for n in (4, 8, 12, 16)},
+        **{f"Vlan2000|Ethernet{n}": {"tagging_mode": "untagged"} for n in (24, 28)},
+        "Vlan4000|PortChannel1001": {"tagging_mode": "tagged"},
+    },
+})
+
+SONIC_VLAN_BRIEF = """\
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|   VLAN ID | IP Address      | Ports           | Port Tagging   | Proxy ARP   | Static Anycast Gateway   |
++===========+=================+=================+================+=============+==========================+
+|      1000 | 192.168.0.1/21  | Ethernet4       | untagged       | disabled    | enabled                  |
+|           | fc02:1000::1/64 | Ethernet8       | untagged       |             |                          |
+|           |                 | Ethernet12      | untagged       |             |                          |
+|           |                 | Ethernet16      | untagged       |             |                          |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|      2000 | 192.168.0.10/21 | Ethernet24      | untagged       | enabled     | disabled                 |
+|           | fc02:1011::1/64 | Ethernet28      | untagged       |             |                          |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|      3000 |                 |                 |                | disabled    | disabled                 |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+|      4000 |                 | PortChannel1001 | tagged         | disabled    | disabled                 |
++-----------+-----------------+-----------------+----------------+-------------+--------------------------+
+"""
+
+
+def test_show_vlan_brief_has_sonic_utilities_columns() -> None:
+    assert render.vlan_brief_table(render.vlan_brief(SONIC_VLANS)) + "\n" == SONIC_VLAN_BRIEF
+
+
+# ---- show interfaces status (intfutil_test.py: show_interface_status_output) --------------------
+
+
+def _appl_port(lanes: str, speed: str, alias: str, oper: str = "up", **extra: str) -> dict[str, str]:
+    return {"lanes": lanes, "speed": speed, "alias": alias, "oper_status": oper, "admin_status": "up",
+            "mtu": "9100", "pfc_asym": "off", **extra}
+
+
+SONIC_PORTS = Snapshot({
+    ("CONFIG_DB", "PORT"): {
+        **{f"Ethernet{n}": {} for n in range(0, 128, 4)},
+        "Ethernet0": {"mode": "routed"}, "Ethernet16": {"mode": "trunk"},
+        "Ethernet24": {"mode": "trunk", "role": "Dpc"}, "Ethernet28": {"mode": "trunk"},
+        "Ethernet32": {"mode": "routed"}, "Ethernet36": {"mode": "routed"},
+        **{f"Ethernet{n}": {"mode": "routed"} for n in (112, 116, 120, 124)},
+    },
+    ("APPL_DB", "PORT_TABLE"): {
+        "Ethernet0": _appl_port("0", "25000", "Ethernet0", "down", fec="rs"),
+        "Ethernet16": _appl_port("16", "100", "etp5"),
+        "Ethernet36": _appl_port("9,10,11,12", "10", "etp10"),
+        "Ethernet24": _appl_port("24", "1000", "etp6", role="Dpc"),
+        "Ethernet28": _appl_port("28", "1000", "etp8"),
+        "Ethernet32": _appl_port("13,14,15,16", "40000", "etp9", fec="rs"),
+        "Ethernet112": _appl_port("93,94,95,96", "100000", "etp29", fec="rs"),
+        "Ethernet116": _appl_port("89,90,91,92", "40000", "etp30", fec="rs"),
+        "Ethernet120": _appl_port("101,102,103,104", "40000", "etp31", fec="rs"),
+        "Ethernet124": _appl_port("97,98,99,100", "40000", "etp32", fec="auto"),
+        "Ethernet200": _appl_port("200", "40000", "etp50"),  # not in CONFIG_DB PORT: not listed
+    },
+    ("STATE_DB", "PORT_TABLE"): {
+        "Ethernet0": {"speed": "100000"}, "Ethernet16": {"speed": "100"}, "Ethernet24": {"speed": "1000"},
+        "Ethernet36": {"speed": "10"}, "Ethernet112": {"speed": "40000"}, "Ethernet124": {"speed": "40000"},
+        "Ethernet32": {"link_training_status": "trained"},
+    },
+    ("STATE_DB", "TRANSCEIVER_INFO"): {
+        "Ethernet0": {"type": "QSFP28 or later"}, "Ethernet16": {"type": "RJ45"}, "Ethernet28": {"type": "RJ45"},
+        "Ethernet36": {"type": "RJ45"},
+    },
+    ("CONFIG_DB", "VLAN_MEMBER"): SONIC_VLANS.rows("CONFIG_DB", "VLAN_MEMBER"),
+    ("CONFIG_DB", "PORTCHANNEL"): {
+        lag: {"admin_status": "up", "mtu": "9100", "min_links": "1"}
+        for lag in ("PortChannel0001", "PortChannel0002", "PortChannel0003", "PortChannel0004", "PortChannel1001")},
+    ("CONFIG_DB", "PORTCHANNEL_MEMBER"): {
+        "PortChannel1001|Ethernet32": {}, "PortChannel0001|Ethernet112": {}, "PortChannel0002|Ethernet116": {},
+        "PortChannel0003|Ethernet120": {}, "PortChannel0004|Ethernet124": {},
+    },
+    ("APPL_DB", "LAG_TABLE"): {
+        "PortChannel0001": {"admin_status": "up", "mtu": "9100", "oper_status": "down"},
+        **{lag: {"admin_status": "up", "mtu": "9100", "oper_status": "up"}
+           for lag in ("PortChannel0002", "PortChannel0003", "PortChannel0004")},
+    },
+})
+
+SONIC_STATUS = """\
+      Interface            Lanes    Speed    MTU    FEC      Alias             Vlan    Oper    Admin               Type    Asym PFC
+---------------  ---------------  -------  -----  -----  ---------  ---------------  ------  -------  -----------------  ----------
+      Ethernet0                0      25G   9100     rs  Ethernet0           routed    down       up    QSFP28 or later         off
+     Ethernet16               16     100M   9100    N/A       etp5            trunk      up       up               RJ45         off
+     Ethernet24               24       1G   9100    N/A       etp6            trunk      up       up  DPU-NPU Data Port         off
+     Ethernet28               28    1000M   9100    N/A       etp8            trunk      up       up               RJ45         off
+     Ethernet32      13,14,15,16      40G   9100     rs       etp9  PortChannel1001      up       up                N/A         off
+     Ethernet36       9,10,11,12      10M   9100    N/A      etp10           routed      up       up               RJ45         off
+    Ethernet112      93,94,95,96      40G   9100     rs      etp29  PortChannel0001      up       up                N/A         off
+    Ethernet116      89,90,91,92      40G   9100     rs      etp30  PortChannel0002      up       up                N/A         off
+    Ethernet120  101,102,103,104      40G   9100     rs      etp31  PortChannel0003      up       up                N/A         off
+    Ethernet124     97,98,99,100      40G   9100   auto      etp32  PortChannel0004      up       up                N/A         off
+PortChannel0001              N/A      40G   9100    N/A        N/A           routed    down       up                N/A         N/A
+PortChannel0002              N/A      40G   9100    N/A        N/A           routed      up       up                N/A         N/A
+PortChannel0003              N/A      40G   9100    N/A        N/A           routed      up       up                N/A         N/A
+PortChannel0004              N/A      40G   9100    N/A        N/A           routed      up       up                N/A         N/A
+PortChannel1001              N/A      40G   9100    N/A        N/A            trunk     N/A      N/A                N/A         N/A
+"""  # noqa: E501
+
+
+def test_show_interfaces_status_types_and_speeds_are_intfutils() -> None:
+    # Ethernet24 (role Dpc, no transceiver): "DPU-NPU Data Port", 1000 Mb/s -> 1G; Ethernet28 (RJ45): 1000M.
+    assert render.interface_status_table(render.interface_status(SONIC_PORTS)) + "\n" == SONIC_STATUS
+
+
+def test_switchport_mode_decides_the_vlan_column_unless_the_port_is_in_a_lag() -> None:
+    snap = Snapshot({
+        ("CONFIG_DB", "PORT"): {"Ethernet0": {"mode": "routed"}, "Ethernet4": {}, "Ethernet8": {"mode": "access"}},
+        ("APPL_DB", "PORT_TABLE"): {name: {} for name in ("Ethernet0", "Ethernet4", "Ethernet8")},
+        ("CONFIG_DB", "VLAN_MEMBER"): {"Vlan10|Ethernet0": {}, "Vlan10|Ethernet4": {}},
+        ("CONFIG_DB", "PORTCHANNEL_MEMBER"): {"PortChannel7|Ethernet8": {}},
+        ("CONFIG_DB", "PORTCHANNEL"): {"PortChannel7": {"mode": "trunk"}},
+    })
+    assert [(r["interface"], r["vlan"]) for r in render.interface_status(snap)] == [
+        ("Ethernet0", "routed"), ("Ethernet4", "trunk"), ("Ethernet8", "PortChannel7"), ("PortChannel7", "trunk")]
+
+
+# ---- show interfaces portchannel (interfaces_test.py: show_interfaces_portchannel_output) -------
+
+SONIC_LAGS = Snapshot({
+    ("CONFIG_DB", "PORTCHANNEL"): SONIC_PORTS.rows("CONFIG_DB", "PORTCHANNEL"),
+    ("APPL_DB", "LAG_TABLE"): SONIC_PORTS.rows("APPL_DB", "LAG_TABLE"),
+    ("APPL_DB", "LAG_MEMBER_TABLE"): {
+        "PortChannel0001:Ethernet112": {"status": "disabled"}, "PortChannel0002:Ethernet116": {"status": "enabled"},
+        "PortChannel0003:Ethernet120": {"status": "enabled"}, "PortChannel0004:Ethernet124": {"status": "enabled"},
+    },
+    ("STATE_DB", "LAG_TABLE"): {f"PortChannel000{n}": {"state": "ok", "runner.active": "true"} for n in range(1, 5)},
+    ("STATE_DB", "LAG_MEMBER_TABLE"): {
+        "PortChannel0001|Ethernet112": {"runner.aggregator.selected": "false"},
+        "PortChannel0002|Ethernet116": {"runner.aggregator.selected": "true"},
+        "PortChannel0003|Ethernet120": {"runner.aggregator.selected": "true"},
+    },
+})
+
+SONIC_PORTCHANNEL = """\
+Flags: A - active, I - inactive, Up - up, Dw - Down, N/A - not available,
+       S - selected, D - deselected, * - not synced
+  No.  Team Dev         Protocol     Ports
+-----  ---------------  -----------  --------------
+ 0001  PortChannel0001  LACP(A)(Dw)  Ethernet112(D)
+ 0002  PortChannel0002  LACP(A)(Up)  Ethernet116(S)
+ 0003  PortChannel0003  LACP(A)(Up)  Ethernet120(S)
+ 0004  PortChannel0004  LACP(A)(Up)  N/A
+ 1001  PortChannel1001  N/A
+"""
+
+
+def test_show_interfaces_portchannel_lists_teamds_members_only() -> None:
+    # PortChannel0004: teamsyncd has Ethernet124 in APPL_DB, teamd reports no member in STATE_DB -> N/A.
+    assert render.portchannel_table(render.portchannel_summary(SONIC_LAGS)) + "\n" == SONIC_PORTCHANNEL
+
+
+# ---- show pfcwd config (pfcwd_input/pfcwd_test_vectors.py: pfcwd_show_config_output) -----------
+
+SONIC_PFCWD = Counters(
+    {"COUNTERS_PORT_NAME_MAP": {"Ethernet0": "oid:0x1000000000002", "Ethernet4": "oid:0x1000000000004",
+                                "Ethernet8": "oid:0x1000000000006"}},
+    {},
+    Snapshot({("CONFIG_DB", "PFC_WD"): {
+        **{port: {"action": "drop", "detection_time": "600", "restoration_time": "600", "pfc_stat_history": "disable"}
+           for port in ("Ethernet0", "Ethernet4", "Ethernet8")},
+        "GLOBAL": {"POLL_INTERVAL": "600"},
+    }}),
+)
+
+SONIC_PFCWD_CONFIG = """\
+Changed polling interval to 600ms
+     PORT    ACTION    DETECTION TIME    RESTORATION TIME    HISTORY
+---------  --------  ----------------  ------------------  ---------
+Ethernet0      drop               600                 600    disable
+Ethernet4      drop               600                 600    disable
+Ethernet8      drop               600                 600    disable
+"""
+
+
+def test_show_pfcwd_config_has_the_history_column() -> None:
+    assert pfcwd.config_text(SONIC_PFCWD) + "\n" == SONIC_PFCWD_CONFIG
+
+
+def test_pfcwd_history_defaults_to_disable_and_stays_out_of_json() -> None:
+    snap = Snapshot({("CONFIG_DB", "PFC_WD"): {"Ethernet0": {"action": "forward", "pfc_stat_history": "enable"},
+                                               "Ethernet4": {"action": "drop"}}})
+    c = Counters({"COUNTERS_PORT_NAME_MAP": {"Ethernet0": "oid:0x1", "Ethernet4": "oid:0x2"}}, {}, snap)
+    assert [row[-1] for row in pfcwd.config_rows(c)] == ["enable", "disable"]
+    assert pfcwd.config_json(c)["ports"]["Ethernet0"] == {
+        "ACTION": "forward", "DETECTION TIME": "N/A", "RESTORATION TIME": "infinite"}
+
+
+# ---- show queue counters Ethernet8 (queue_counter_test.py: show_queue_counters_port) -----------
+
+# Ethernet8's queues 0-9 unicast, 10-19 multicast (with counters), 20-29 "all" (none: N/A), as
+# packets, bytes, dropped packets, dropped bytes.
+ETHERNET8_QUEUES = (
+    (0, 0, 0, 0), (38, 17, 68, 91), (16, 65, 79, 51), (11, 97, 63, 72), (54, 89, 62, 62), (13, 84, 30, 59),
+    (49, 67, 99, 85), (2, 63, 38, 88), (0, 82, 93, 43), (80, 17, 91, 61), (81, 63, 76, 73), (29, 16, 29, 66),
+    (32, 12, 61, 35), (79, 17, 72, 93), (23, 21, 67, 50), (37, 10, 97, 14), (30, 17, 74, 43), (0, 63, 54, 84),
+    (69, 88, 24, 79), (20, 12, 84, 3),
+)
+QUEUE_TYPES = ["SAI_QUEUE_TYPE_UNICAST"] * 10 + ["SAI_QUEUE_TYPE_MULTICAST"] * 10 + ["SAI_QUEUE_TYPE_ALL"] * 10
+STATS = ("SAI_QUEUE_STAT_PACKETS", "SAI_QUEUE_STAT_BYTES", "SAI_QUEUE_STAT_DROPPED_PACKETS",
+         "SAI_QUEUE_STAT_DROPPED_BYTES")
+SONIC_QUEUES = Counters(
+    {"COUNTERS_PORT_NAME_MAP": {"Ethernet8": "oid:0x1000000000008"},
+     "COUNTERS_QUEUE_NAME_MAP": {f"Ethernet8:{i}": f"oid:0x15000000000{i:02d}" for i in range(30)},
+     "COUNTERS_QUEUE_PORT_MAP": {f"oid:0x15000000000{i:02d}": "oid:0x1000000000008" for i in range(30)},
+     "COUNTERS_QUEUE_INDEX_MAP": {f"oid:0x15000000000{i:02d}": str(i) for i in range(30)},
+     "COUNTERS_QUEUE_TYPE_MAP": {f"oid:0x15000000000{i:02d}": kind for i, kind in enumerate(QUEUE_TYPES)}},
+    {"COUNTERS": {f"oid:0x15000000000{i:02d}": dict(zip(STATS, map(str, values), strict=True))
+                  for i, values in enumerate(ETHERNET8_QUEUES)}},
+)
+
+SONIC_QUEUE_COUNTERS_PORT = """\
+For namespace :
+     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes
+---------  -----  --------------  ---------------  -----------  ------------
+Ethernet8    UC0               0                0            0             0
+Ethernet8    UC1              38               17           68            91
+Ethernet8    UC2              16               65           79            51
+Ethernet8    UC3              11               97           63            72
+Ethernet8    UC4              54               89           62            62
+Ethernet8    UC5              13               84           30            59
+Ethernet8    UC6              49               67           99            85
+Ethernet8    UC7               2               63           38            88
+Ethernet8    UC8               0               82           93            43
+Ethernet8    UC9              80               17           91            61
+Ethernet8   MC10              81               63           76            73
+Ethernet8   MC11              29               16           29            66
+Ethernet8   MC12              32               12           61            35
+Ethernet8   MC13              79               17           72            93
+Ethernet8   MC14              23               21           67            50
+Ethernet8   MC15              37               10           97            14
+Ethernet8   MC16              30               17           74            43
+Ethernet8   MC17               0               63           54            84
+Ethernet8   MC18              69               88           24            79
+Ethernet8   MC19              20               12           84             3
+Ethernet8  ALL20             N/A              N/A          N/A           N/A
+Ethernet8  ALL21             N/A              N/A          N/A           N/A
+Ethernet8  ALL22             N/A              N/A          N/A           N/A
+Ethernet8  ALL23             N/A              N/A          N/A           N/A
+Ethernet8  ALL24             N/A              N/A          N/A           N/A
+Ethernet8  ALL25             N/A              N/A          N/A           N/A
+Ethernet8  ALL26             N/A              N/A          N/A           N/A
+Ethernet8  ALL27             N/A              N/A          N/A           N/A
+Ethernet8  ALL28             N/A              N/A          N/A           N/A
+Ethernet8  ALL29             N/A              N/A          N/A           N/A
+
+"""
+
+
+def test_show_queue_counters_heads_each_port_with_the_namespace_line() -> None:
+    found = queuestat.queue_rows(SONIC_QUEUES, queuestat.COUNTERS, "Ethernet8")
+    # the command echoes the text with nl=False
+    assert queuestat.queue_text(found, queuestat.COUNTERS, queuestat.NAMESPACE_HEADING) == SONIC_QUEUE_COUNTERS_PORT
+
+
+# ---- show ecn (ecn_input/ecn_test_vectors.py: ecn_show_config_output) -------------------------
+
+SONIC_WRED_PROFILE = {"AZURE_LOSSLESS": {  # in the order the mock CONFIG_DB row lists (and Redis returns) them
+    "red_max_threshold": "2097152", "wred_green_enable": "true", "ecn": "ecn_all", "green_min_threshold": "1048576",
+    "red_min_threshold": "1048576", "wred_yellow_enable": "true", "yellow_min_threshold": "1048576",
+    "green_max_threshold": "2097152", "green_drop_probability": "5", "yellow_max_threshold": "2097152",
+    "wred_red_enable": "true", "yellow_drop_probability": "5", "red_drop_probability": "5",
+}}
+
+SONIC_ECN = """\
+Profile: AZURE_LOSSLESS
+-----------------------  -------
+red_max_threshold        2097152
+wred_green_enable        true
+ecn                      ecn_all
+green_min_threshold      1048576
+red_min_threshold        1048576
+wred_yellow_enable       true
+yellow_min_threshold     1048576
+green_max_threshold      2097152
+green_drop_probability   5
+yellow_max_threshold     2097152
+wred_red_enable          true
+yellow_drop_probability  5
+red_drop_probability     5
+-----------------------  -------
+
+"""
+
+
+def test_show_ecn_keeps_the_rows_field_order() -> None:
+    assert ecn_text(SONIC_WRED_PROFILE) + "\n" == SONIC_ECN
