@@ -98,15 +98,32 @@ def _caps(run: Run) -> F64:
     return np.where(sending, limit, 0.0)
 
 
-def _flow_events(run: Run, r: rates.Rates) -> float:
+def _flow_ends(run: Run, r: rates.Rates) -> float:
+    """The step's end for the flows' ends, merged late: each flow's own end (its last byte sent, or
+    its last byte out of its queue) is at ``t_i`` and may be taken up to ``slack_i`` later; the step
+    runs to the latest ``t_j`` that is no later than every ``t_i + slack_i``, so ends close together
+    share a step and none is taken early (``_stretch`` slows the senders that would finish early)."""
     fs, lay = run.fs, run.lay
     t_send = np.divide(fs.remaining, r.send, out=np.full(lay.n_flows, np.inf), where=r.send > 0)
     tail = (fs.phase == nic.TAIL) & ~fs.lost_open
-    events = [float(t_send.min(initial=np.inf)), nic.next_start(fs) - run.t]
+    t_last = np.full(lay.n_flows, np.inf)
     if tail.any():
         serve = r.serve[lay.qid[tail]]
         gap = np.maximum(fs.mark[tail] - run.q_removed[lay.qid[tail]], 0.0)
-        events.append(float(np.divide(gap, serve, out=np.full(len(gap), np.inf), where=serve > 0).min()))
+        t_last[tail] = np.divide(gap, serve, out=np.full(len(gap), np.inf), where=serve > 0)
+    ends = np.minimum(t_send, t_last)
+    due = np.isfinite(ends)
+    if not due.any():
+        return float("inf")
+    cfg = run.cfg
+    slack = np.where(fs.lost_open, 0.0, nic.slack(fs, run.t, cfg.merge_abs_s, cfg.merge_rel))
+    limit = float((ends[due] + slack[due]).min())
+    return float(ends[due & (ends <= limit)].max())
+
+
+def _flow_events(run: Run, r: rates.Rates) -> float:
+    fs = run.fs
+    events = [_flow_ends(run, r), nic.next_start(fs) - run.t]
     if fs.lost_open.any():
         events.append(nic.nak_due(fs) - run.t)
     return min(events)
@@ -163,6 +180,38 @@ def _step_length(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> tuple[flo
     return (max(event, MIN_STEP), False) if event < run.cap else (run.cap, True)
 
 
+def _rates(run: Run, occ: Occupancy, caps: F64) -> rates.Rates:
+    return rates.compute(run.lay, occ, caps, run.fs.content, run.pfc, _control(run), run.wt, run.cap, TOL)
+
+
+STRETCH_ROUNDS = 3    # senders sped up past the step's end by a stretch join it, at most this often
+
+
+def _stretch(run: Run, occ: Occupancy, r: rates.Rates, caps: F64, p0: F64, dt: float,
+             capped: bool) -> tuple[rates.Rates, float, bool]:
+    """Senders whose end this step merges late (at ``r`` they would send their last byte before
+    ``dt``) send the rest evenly over the step instead: slower than they could, never sooner. The rates
+    are computed again with those caps; senders the others' slowing lets finish before ``dt`` are
+    slowed the same way. When something at the new rates still comes before ``dt`` (a queue emptying,
+    a threshold), nothing is merged and the step ends at the first sender's end instead."""
+    fs = run.fs
+    sending = (fs.phase == nic.SENDING) & (r.send > 0)
+    t_send = np.divide(fs.remaining, r.send, out=np.full(len(sending), np.inf), where=sending)
+    late = sending & (t_send * (1.0 + 1e-9) < dt)
+    if not late.any():
+        return r, dt, capped
+    for _ in range(STRETCH_ROUNDS):
+        r2 = _rates(run, occ, np.where(late, np.minimum(caps, fs.remaining / dt), caps))
+        sooner = (fs.phase == nic.SENDING) & ~late & (r2.send * dt > fs.remaining * (1.0 + 1e-9))
+        if not sooner.any():
+            dt2, _ = _step_length(run, occ, r2, p0)
+            if dt2 >= dt * (1.0 - 1e-9):
+                return r2, dt, False
+            break
+        late |= sooner
+    return r, max(float(t_send.min()), MIN_STEP), False
+
+
 def _same(a: F64, b: F64) -> bool:
     return bool(np.all(np.abs(a - b) <= 1e-9 * np.maximum(np.abs(a), 1.0)))
 
@@ -217,29 +266,12 @@ def _flush(run: Run, nics_flushed: B) -> None:
     run.occ = None
 
 
-def _early_ends(run: Run, r: rates.Rates, slack: F64) -> None:
-    """Senders within their slack of the end send the rest at once (see ``RunConfig.merge_abs_s``)."""
+def _finish_flows(run: Run) -> None:
     fs, lay = run.fs, run.lay
-    soon = (fs.phase == nic.SENDING) & (fs.remaining > 0) & (fs.remaining <= r.adm * slack) & ~fs.lost_open
-    if not soon.any():
-        return
-    rest = np.where(soon, fs.remaining, 0.0)
-    fs.content += rest
-    fs.sent += rest
-    fs.arrived += rest
-    fs.remaining -= rest
-    run.q_arrived += bins(lay.qid, rest, len(run.q_arrived))
-    run.occ = None
-
-
-def _finish_flows(run: Run, r: rates.Rates) -> None:
-    fs, lay, cfg = run.fs, run.lay, run.cfg
     if fs.lost_open.any():
         nic.naks(fs, run.t)
-    slack = nic.slack(fs, run.t, cfg.merge_abs_s, cfg.merge_rel)
-    _early_ends(run, r, slack)
     nic.end_sending(fs, lay, run.q_arrived, TOL)
-    done = nic.completing(fs, lay, run.q_removed, TOL + r.serve[lay.qid] * slack)
+    done = nic.completing(fs, lay, run.q_removed, TOL)
     if done.any():
         n_q = len(run.q_arrived)
         resid = bins(lay.qid[done], fs.content[done], n_q)
@@ -270,9 +302,11 @@ def step(run: Run) -> None:
     """One adaptive step."""
     lay, cfg = run.lay, run.cfg
     occ = _occupancy(run)
-    r = rates.compute(lay, occ, _caps(run), run.fs.content, run.pfc, _control(run), run.wt, run.cap, TOL)
+    caps = _caps(run)
+    r = _rates(run, occ, caps)
     p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
     dt, capped = _step_length(run, occ, r, p0)
+    r, dt, capped = _stretch(run, occ, r, caps, p0, dt, capped)
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
@@ -294,7 +328,7 @@ def step(run: Run) -> None:
         dcqcn.react(run.dq, cfg.dcqcn, marked, r.send * dt, t0, t1)
     if pfc.transition(lay, run.pfc, _occupancy(run), t1, TOL):
         run.occ = None
-    _finish_flows(run, r)
+    _finish_flows(run)
 
 
 def finished(run: Run) -> bool:

@@ -129,10 +129,11 @@ class RunConfig:
     integrated exactly between events; the cap bounds the error of the per-flow split of a PG and of
     the PFC sliding-mode controller; it doubles up to ``max_steady_step_s`` while nothing changes);
     DCQCN timers and NAKs fire on a ``timer_grid_s`` grid; at most ``max_samples`` samples are kept
-    (``sample_s`` is coarsened to fit). A flow that would finish sending, or whose last byte would
-    leave, within max(``merge_abs_s``, ``merge_rel`` x its age so far) of a step's end does so at that
-    step's end (its last bytes enter the queue at once): flows ending close together share a step, and
-    no completion time moves by more than 1 % (or 1 us)."""
+    (``sample_s`` is coarsened to fit). Flow ends close together share a step, merged late, never
+    early: a flow's end (its last byte sent, or out of its queue) may be taken up to
+    max(``merge_abs_s``, ``merge_rel`` x its age so far) after it, never before; a sender whose end
+    is merged sends its rest evenly over the step (slower than it could). No flow ends before its
+    bytes can have left at line rate."""
 
     max_time_s: float
     sample_s: float = 10e-6
@@ -145,7 +146,7 @@ class RunConfig:
     max_steady_step_s: float = 1e-3   # the cap doubles up to this while every rate stays unchanged
     timer_grid_s: float = 5e-6
     max_samples: int = 2000
-    merge_abs_s: float = 1e-6         # a flow's end may come this much early (or merge_rel of its age)
+    merge_abs_s: float = 1e-6         # a flow's end may come this much late (or merge_rel of its age)
     merge_rel: float = 0.01           # so that flows ending close together share one step
     pause_quanta: int = 0             # peer response in 512-bit quanta; 0 = IEEE 802.3 31B by speed
     storm_refresh_quanta: int = 65535  # a storming NIC's pause quanta; it refreshes at half of it

@@ -102,7 +102,7 @@ def begin(fs: FlowState, lay: Layout, now: float) -> None:
 
 
 def slack(fs: FlowState, now: float, merge_abs: float, merge_rel: float) -> F64:
-    """How early each flow's end may be taken (see ``RunConfig.merge_abs_s``)."""
+    """How late each flow's end may be taken (see ``RunConfig.merge_abs_s``)."""
     age = np.where(np.isfinite(fs.start_at), now - fs.start_at, 0.0)
     return np.asarray(np.maximum(merge_abs, merge_rel * age))
 
@@ -115,7 +115,7 @@ def end_sending(fs: FlowState, lay: Layout, q_arrived: F64, tol: float) -> None:
     fs.mark[over] = q_arrived[lay.qid[over]]
 
 
-def completing(fs: FlowState, lay: Layout, q_removed: F64, tol: F64) -> B:
+def completing(fs: FlowState, lay: Layout, q_removed: F64, tol: float) -> B:
     """TAIL flows whose last byte has left the switch by now (FIFO), with no loss pending."""
     return np.asarray((fs.phase == TAIL) & ~fs.lost_open & (q_removed[lay.qid] >= fs.mark - tol))
 
