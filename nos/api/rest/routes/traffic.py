@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Depends, Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from nos.api.rest import models
 from nos.api.rest.context import ApiContext
 from nos.api.rest.errors import ERROR_RESPONSES, INVALID_VALUE, ApiError, entry
 from nos.api.rest.jobs import Job, JobRun, Step
+from nos.api.rest.routes.config import JSON, content_type
 from nos.api.rest.routes.operations import JOBS_PATH
 from nos.db import Table
 from nos.paths import configs_dir
@@ -125,7 +126,12 @@ def router(ctx: ApiContext) -> APIRouter:
     api = APIRouter(prefix="/api/v1", tags=["traffic"], responses=ERROR_RESPONSES)
     accepted: dict[int | str, dict[str, Any]] = {202: {"description": "accepted; follow the Location header"}}
 
-    @api.post("/operations/traffic-run", response_model=models.JobOut, status_code=202, responses=accepted)
+    # A JSON body only: curl's -d sends a form type, which would otherwise reach the model as form fields
+    # and answer "Input should be a valid dictionary"; 415 names the type to send instead.
+    json_only = [Depends(content_type(*JSON))]
+
+    @api.post("/operations/traffic-run", response_model=models.JobOut, status_code=202, responses=accepted,
+              dependencies=json_only)
     def traffic_run(body: TrafficRunRequest, response: Response) -> Any:
         """``nos traffic run``: run a scenario; the job's result is the run's result document."""
         text = scenario_text(body)
@@ -135,7 +141,7 @@ def router(ctx: ApiContext) -> APIRouter:
         response.headers["Location"] = f"{JOBS_PATH}/{job.id}"
         return job.view()
 
-    @api.post("/trace/packet")
+    @api.post("/trace/packet", dependencies=json_only)
     def trace(body: TracePacketRequest) -> dict[str, Any]:
         """``nos trace packet``: every forwarding decision for one packet."""
         packet = body.model_dump(exclude_none=True, exclude={"timeout_s"})

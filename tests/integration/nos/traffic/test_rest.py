@@ -100,3 +100,14 @@ def test_trace_problems(client: TestClient, responder) -> None:
         f"NOS_TRACE|{trace_id}", mapping={"state": "failed", "error": "packet: no port 'Ethernet9'"}))
     reply = client.post("/api/v1/trace/packet", json={"in_port": "Ethernet9"})
     assert reply.status_code == 400 and "no port 'Ethernet9'" in errors_of(reply)[0]["error-message"]
+
+
+@pytest.mark.parametrize("path, body", [("/api/v1/operations/traffic-run", '{"name": "incast-64to1"}'),
+                                        ("/api/v1/trace/packet", '{"in_port": "Ethernet4", "dst_ip": "10.0.0.2"}')])
+def test_a_json_body_sent_as_a_form_is_refused_naming_the_content_type(client: TestClient, path: str,
+                                                                        body: str) -> None:
+    # what curl -d sends: the JSON text with Content-Type application/x-www-form-urlencoded
+    reply = client.post(path, content=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert reply.status_code == 415, reply.text
+    message = errors_of(reply)[0]["error-message"]
+    assert "application/x-www-form-urlencoded" in message and "application/json" in message, message
