@@ -329,8 +329,7 @@ class LagMgr:
     def boot(self) -> None:
         """teammgrd at start: forget LAG netdevs and members a previous run announced (they are re-created)."""
         for table in (self.state_lag, self.state_member):
-            for name in table.keys():
-                table.delete(name)
+            table.delete_many(table.keys())
 
     def register(self, dbs: Databases, runner: Runner) -> None:
         feeds = ((CONFIG_DB, CFG_LAG_TABLE_NAME, self.handle_lag),

@@ -81,12 +81,19 @@ def test_config_save_that_may_not_grow_the_file_is_one_line_and_keeps_the_old_fi
 
 @pytest.fixture
 def tiny_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 64 KiB tmpfs (root only; skipped where mounting is not allowed)."""
+    """A 64 KiB tmpfs. Filling a real disk is not something a test may do, and only root can mount one
+    this small: as a user (or where mount(8) is missing or refused) the full-disk case cannot be made,
+    and the test is skipped saying which (CI runs as root, where it runs)."""
     mount = tmp_path / "tiny"
     mount.mkdir()
-    if os.geteuid() != 0 or shutil.which("mount") is None or subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True).returncode != 0:
-        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    if os.geteuid() != 0:
+        pytest.skip("a full disk needs a 64 KiB tmpfs, and mounting one needs root")
+    if shutil.which("mount") is None:
+        pytest.skip("a full disk needs a 64 KiB tmpfs, and mount(8) is not installed")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"a full disk needs a 64 KiB tmpfs, and mount refused it: {mounted.stderr.strip()}")
     try:
         yield mount
     finally:
