@@ -40,7 +40,8 @@ def test_cage_breaks_out_to_4x100g_and_back(tmp_path):
         assert not sw.db(4).exists("PORT|Ethernet1") and not sw.db(4).exists("BUFFER_PG|Ethernet1|0")
         ports = [k for k in sw.db(1).keys("ASIC_STATE:SAI_OBJECT_TYPE_PORT:*")]
         assert len(ports) == 129  # 128 + CPU
-        assert sw.nos("status").returncode == 0
+        # cfgmgrd may still hold the last deletes for a moment ("converging"): ready must follow
+        wait_until(lambda: sw.nos("status", check=False).returncode == 0, timeout=30, interval=0.2)
     finally:
         sw.close()
         sw.nos("down")
