@@ -1,5 +1,9 @@
 """Run ../shared/conformance against a fresh 32x100G switch (the SKU that reproduces SONiC's
-virtual-switch baseline): ``python -m tests.e2e.conformance [--feature F ...] [--all]``.
+virtual-switch baseline): ``python -m tests.e2e.conformance [--feature F ...] [--all] [--derived]
+[--cases FILE ...] [--id GLOB ...]``.
+
+``--derived`` adds our own cases (``tests/conformance/derived/*.json``: derived from the same upstream
+tests in the same format, ids ``NOS-*``) to the public ones; ``--cases`` adds one such file.
 
 ``FEATURES`` lists the features this switch implements so far; each issue that adds one adds it
 here, and the test suite (tests/e2e/test_conformance.py) requires every case of them to pass.
@@ -17,6 +21,8 @@ from typing import Any
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 RUNNER = SHARED / "conformance" / "run.py"
+PUBLIC_CASES = SHARED / "conformance" / "cases.json"
+DERIVED = Path(__file__).resolve().parents[1] / "conformance" / "derived"
 FEATURES = ("port", "vlan", "lag", "route", "buffer", "qos", "pfc", "wred_ecn", "pfcwd")
 NOS = [sys.executable, "-m", "nos.cli.main"]
 
@@ -42,16 +48,35 @@ def run(features: tuple[str, ...] | None, run_dir: Path, extra: list[str] | None
         subprocess.run([*NOS, "down", "--run-dir", str(run_dir)], capture_output=True, timeout=60)
 
 
+def derived_case_files() -> list[Path]:
+    return sorted(DERIVED.glob("*.json"))
+
+
+def case_files_argv(files: list[Path]) -> list[str]:
+    """The runner's ``--cases`` arguments: the public file first, then ``files`` (none: the runner's default)."""
+    argv: list[str] = []
+    for path in [PUBLIC_CASES, *files] if files else []:
+        argv += ["--cases", str(path)]
+    return argv
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="conformance")
     parser.add_argument("--feature", action="append", help="feature to run (repeatable)")
     parser.add_argument("--all", action="store_true", help="every case, implemented or not")
     parser.add_argument("-v", action="store_true", help="print every check")
     parser.add_argument("--config", type=Path, help="startup config_db.json for the switch (default: the SKU's)")
+    parser.add_argument("--derived", action="store_true", help="add our own derived cases (tests/conformance/derived)")
+    parser.add_argument("--cases", action="append", type=Path, default=[], help="add this case file (repeatable)")
+    parser.add_argument("--id", action="append", default=[], help="only this case id or glob (repeatable)")
     args = parser.parse_args()
     features = None if args.all else tuple(args.feature or FEATURES)
+    extra = ["-v"] if args.v else []
+    extra += case_files_argv(args.cases + (derived_case_files() if args.derived else []))
+    for pattern in args.id:
+        extra += ["--id", pattern]
     with tempfile.TemporaryDirectory(prefix="nos-conformance-") as tmp:
-        doc = run(features, Path(tmp), ["-v"] if args.v else [], args.config)
+        doc = run(features, Path(tmp), extra, args.config)
     print(doc["output"])
     summary = doc.get("summary", {})
     return 0 if summary and not summary.get("failed") and not summary.get("errors") else 1
