@@ -26,9 +26,15 @@ _DETACHED_ENV = "NOS_UP_DETACHED"
 _BOOT_ERRORS = (BootError, StartupError, RedisNotFound, RedisStartError, ConfigFileError, ConfigValidationError)
 
 
+_ENDPOINT_ORDER = ("redis", "redis_tcp", "rest", "gnmi")
+
+
 def _endpoint_lines(endpoints: dict[str, str], run: RunDir) -> list[str]:
+    """What ``nos up`` prints under "Switch ready", in one order whether the endpoints came from the boot
+    (foreground) or from boot.json (``-d``): the README shows it."""
     lines = []
-    for name, value in endpoints.items():
+    for name in sorted(endpoints, key=lambda n: (_ENDPOINT_ORDER + (n,)).index(n)):
+        value = endpoints[name]
         if name == "redis_tcp" and "redis_password_file" in endpoints:
             value += f"  (password in {endpoints['redis_password_file']})"
         if name != "redis_password_file":
