@@ -45,7 +45,7 @@ from nos.runtime.redis_server import find_redis_cli
 from nos.runtime.rundir import RunDir
 from nos.runtime.status import collect_status
 from tests.conftest import wait_until
-from tests.readme_recipes import RUN_TAGS, Recipe, fill, missing_output, parse_blocks, parse_readme
+from tests.readme_recipes import Recipe, fill, missing_output, parse_readme
 
 pytestmark = pytest.mark.e2e
 
@@ -99,8 +99,9 @@ class User:
         return re.sub(r"(?<=-p )6379\b", redis_port, text)
 
     def run(self, command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", "-c", command], cwd=self.work, env=self.env, capture_output=True,
-                              text=True, timeout=TIMEOUT_S)
+        # -e: in "a; b" a failing a fails the recipe, as the user would see it fail
+        return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=self.work, env=self.env,
+                              capture_output=True, text=True, timeout=TIMEOUT_S)
 
     def remember(self, stdout: str) -> None:
         """The scalar fields of a JSON object answer, for later placeholders."""
@@ -203,9 +204,13 @@ def test_recipe(user: User, recipe: Recipe) -> None:
     if tool in NEEDS_TOOL and shutil.which(tool, path=user.env["PATH"]) is None:
         FALLBACKS[tool](user, recipe)
         return
-    command = fill(user.localise(recipe.command), user.values)
+    try:
+        command = fill(user.localise(recipe.command), user.values)
+    except KeyError as exc:
+        pytest.fail(f"README line {recipe.line}: no earlier answer gave {exc} for {recipe.command}")
     done = user.run(command)
-    said = f"README line {recipe.line}: {command}\n-> exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    said = (f"README line {recipe.line}: {command}\n-> exit {done.returncode}\n"
+            f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
     assert done.returncode == 0, said
     assert not REDIS_ERROR.search(done.stdout), said
     missing = missing_output(tuple(map(user.localise, recipe.output)), done.stdout)
@@ -220,8 +225,3 @@ def test_every_listed_recipe_is_in_the_readme() -> None:
     stale += [t for t in NEEDS_TOOL if t not in tools]
     assert not stale, f"listed here, no longer in the README: {stale}"
 
-
-def test_no_recipe_hides_in_a_block_that_is_not_run() -> None:
-    hidden = [(b.line, b.tag) for b in parse_blocks(README.read_text())
-              if b.tag not in RUN_TAGS and any(line.startswith("$ ") for line in b.lines)]
-    assert not hidden, f"blocks with $ commands that are not console blocks: {hidden}"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.readme_recipes import (
+    RUN_TAGS,
     Block,
     UntaggedBlock,
     drop_optional,
@@ -117,3 +118,9 @@ def test_the_readme_parses_and_has_recipes_in_its_usage_sections() -> None:
     sections = {r.section for r in recipes}
     assert {"Using a switch", "Management"} <= sections
     assert all(isinstance(b, Block) for b in parse_blocks(README.read_text()))
+
+
+def test_no_readme_recipe_hides_in_a_block_that_is_not_run() -> None:
+    hidden = [(b.line, b.tag) for b in parse_blocks(README.read_text())
+              if b.tag not in RUN_TAGS and any(line.startswith("$ ") for line in b.lines)]
+    assert not hidden, f"blocks with $ commands that are not console blocks: {hidden}"
