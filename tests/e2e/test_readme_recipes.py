@@ -155,12 +155,14 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[User]:
     env.update(HOME=str(home), PATH=f"{base / 'bin'}{os.pathsep}{env.get('PATH', '')}",
                PYTHONPATH=os.pathsep.join(paths))  # the code under test, from any working directory
     run_dir = home / ".nos" / "default"
-    up = subprocess.Popen(["nos", "up", "--rest-port", "0", "--gnmi-port", "0", "--redis-port", "0"],
-                          cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    errors = base / "nos-up.stderr"
+    with errors.open("w") as stderr:
+        up = subprocess.Popen(["nos", "up", "--rest-port", "0", "--gnmi-port", "0", "--redis-port", "0"],
+                              cwd=work, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True)
     out = _Lines(up)
     try:
         wait_until(lambda: "Press Ctrl-C to stop." in out.text() or up.poll() is not None, timeout=90, interval=0.05)
-        assert up.poll() is None, f"nos up exited {up.returncode}:\n{out.text()}"
+        assert up.poll() is None, f"nos up exited {up.returncode}:\n{out.text()}\n{errors.read_text()[-3000:]}"
         wait_until(lambda: collect_status(RunDir(run_dir))["ready"], timeout=60, interval=0.1)
         yield User(env, work, run_dir, json.loads((run_dir / "endpoints.json").read_text()), out.text())
     finally:
