@@ -10,7 +10,7 @@ fields the command reads are carried over. The CLI prints most texts with ``clic
 
 from __future__ import annotations
 
-from nos.cli.show import pfcwd, queuestat, render
+from nos.cli.show import buffer, pfcwd, queuestat, render
 from nos.cli.show.counters_db import Counters
 from nos.cli.show.ecn import ecn_text
 from nos.cli.show.render import Snapshot
@@ -320,3 +320,169 @@ red_drop_probability     5
 
 def test_show_ecn_keeps_the_rows_field_order() -> None:
     assert ecn_text(SONIC_WRED_PROFILE) + "\n" == SONIC_ECN
+
+
+# ---- show buffer configuration (mmuconfig_input/mmuconfig_test_vectors.py: show_mmu_config) ----
+
+# The mock CONFIG_DB's rows in the order it lists them (and ConfigDBConnector returns them): mmuconfig
+# keeps both that order and each row's field order.
+SONIC_TRAFFIC_PATTERN = {"AZURE": {"default_dynamic_th": "0", "over_subscribe_ratio": "2"}}
+SONIC_BUFFER_POOLS = {
+    "egress_lossless_pool": {"mode": "dynamic", "size": "13945824", "type": "egress"},
+    "egress_lossy_pool": {"mode": "dynamic", "type": "egress"},
+    "ingress_lossless_pool": {"mode": "dynamic", "type": "ingress"},
+    "ingress_lossy_pool": {"mode": "dynamic", "type": "ingress"},
+    "ingress_lossless_pool_hbm": {"mode": "static", "size": "139458240", "type": "ingress"},
+}
+SONIC_BUFFER_PROFILES = {
+    "ingress_lossy_profile": {"dynamic_th": "3", "pool": "ingress_lossy_pool", "size": "0"},
+    "ingress_lossless_profile_hbm": {"static_th": "12121212", "pool": "ingress_lossless_pool_hbm", "size": "0"},
+    "headroom_profile": {"dynamic_th": "0", "pool": "ingress_lossless_pool", "xon": "18432", "xoff": "32768",
+                         "size": "51200"},
+    "alpha_profile": {"dynamic_th": "0", "pool": "ingress_lossless_pool", "headroom_type": "dynamic"},
+    "egress_lossless_profile": {"dynamic_th": "0", "pool": "egress_lossless_pool", "size": "0"},
+    "egress_lossy_profile": {"dynamic_th": "0", "pool": "egress_lossy_pool", "size": "0"},
+    "q_lossy_profile": {"packet_discard_action": "drop", "dynamic_th": "0", "pool": "egress_lossy_pool", "size": "0"},
+}
+
+
+SONIC_MMU_CONFIG = """\
+Lossless traffic pattern:
+--------------------  -
+default_dynamic_th    0
+over_subscribe_ratio  2
+--------------------  -
+
+Pool: egress_lossless_pool
+----  --------
+mode  dynamic
+size  13945824
+type  egress
+----  --------
+
+Pool: egress_lossy_pool
+----  -------
+mode  dynamic
+type  egress
+----  -------
+
+Pool: ingress_lossless_pool
+----  -------
+mode  dynamic
+type  ingress
+----  -------
+
+Pool: ingress_lossy_pool
+----  -------
+mode  dynamic
+type  ingress
+----  -------
+
+Pool: ingress_lossless_pool_hbm
+----  ---------
+mode  static
+size  139458240
+type  ingress
+----  ---------
+
+Profile: ingress_lossy_profile
+----------  ------------------
+dynamic_th  3
+pool        ingress_lossy_pool
+size        0
+----------  ------------------
+
+Profile: ingress_lossless_profile_hbm
+---------  -------------------------
+static_th  12121212
+pool       ingress_lossless_pool_hbm
+size       0
+---------  -------------------------
+
+Profile: headroom_profile
+----------  ---------------------
+dynamic_th  0
+pool        ingress_lossless_pool
+xon         18432
+xoff        32768
+size        51200
+----------  ---------------------
+
+Profile: alpha_profile
+-------------  ---------------------
+dynamic_th     0
+pool           ingress_lossless_pool
+headroom_type  dynamic
+-------------  ---------------------
+
+Profile: egress_lossless_profile
+----------  --------------------
+dynamic_th  0
+pool        egress_lossless_pool
+size        0
+----------  --------------------
+
+Profile: egress_lossy_profile
+----------  -----------------
+dynamic_th  0
+pool        egress_lossy_pool
+size        0
+----------  -----------------
+
+Profile: q_lossy_profile
+---------------------  -----------------
+packet_discard_action  drop
+dynamic_th             0
+pool                   egress_lossy_pool
+size                   0
+---------------------  -----------------
+
+"""
+
+
+def test_show_buffer_configuration_is_mmuconfigs_list_in_the_databases_order() -> None:
+    # the command echoes the text with nl=False
+    assert buffer.configuration_text(SONIC_BUFFER_POOLS, SONIC_BUFFER_PROFILES, SONIC_TRAFFIC_PATTERN) \
+        == SONIC_MMU_CONFIG
+
+
+# ---- show buffer_pool / headroom-pool watermark (wm_input/wm_test_vectors.py) ----------------
+
+SONIC_POOL_WATERMARKS = Counters(
+    {"COUNTERS_BUFFER_POOL_NAME_MAP": {"egress_lossless_pool": "oid:0x18000000000b64",
+                                       "egress_lossy_pool": "oid:0x18000000000b65",
+                                       "ingress_lossless_pool": "oid:0x18000000000b66"}},
+    {"USER_WATERMARKS": {
+        "oid:0x18000000000b64": {"SAI_BUFFER_POOL_STAT_WATERMARK_BYTES": "1000"},
+        "oid:0x18000000000b65": {"SAI_BUFFER_POOL_STAT_WATERMARK_BYTES": "2000"},
+        "oid:0x18000000000b66": {"SAI_BUFFER_POOL_STAT_WATERMARK_BYTES": "3000",
+                                 "SAI_BUFFER_POOL_STAT_XOFF_ROOM_WATERMARK_BYTES": "432640"}}},
+)
+
+SONIC_BUFFER_POOL_WM = """\
+Shared pool maximum occupancy:
+                 Pool    Bytes
+---------------------  -------
+ egress_lossless_pool     1000
+    egress_lossy_pool     2000
+ingress_lossless_pool     3000
+"""
+
+SONIC_HEADROOM_POOL_WM = """\
+Headroom pool maximum occupancy:
+                 Pool    Bytes
+---------------------  -------
+ingress_lossless_pool   432640
+"""
+
+
+def test_show_buffer_pool_watermark_lists_every_pool() -> None:
+    title, stat = buffer.KINDS["buffer_pool"]
+    rows = buffer.pool_rows(SONIC_POOL_WATERMARKS, "USER_WATERMARKS", stat)
+    assert buffer.pool_text(title, rows) + "\n" == SONIC_BUFFER_POOL_WM
+
+
+def test_show_headroom_pool_watermark_shows_only_the_ingress_lossless_pool() -> None:
+    title, stat = buffer.KINDS["headroom_pool"]
+    rows = buffer.pool_rows(SONIC_POOL_WATERMARKS, "USER_WATERMARKS", stat, headroom=True)
+    assert buffer.pool_text(title, rows) + "\n" == SONIC_HEADROOM_POOL_WM
