@@ -10,7 +10,9 @@ fields the command reads are carried over. The CLI prints most texts with ``clic
 
 from __future__ import annotations
 
-from nos.cli.show import buffer, pfcwd, queuestat, render
+import pytest
+
+from nos.cli.show import buffer, pfcwd, queuestat, render, watermark
 from nos.cli.show.counters_db import Counters
 from nos.cli.show.ecn import ecn_text
 from nos.cli.show.render import Snapshot
@@ -486,3 +488,124 @@ def test_show_headroom_pool_watermark_shows_only_the_ingress_lossless_pool() -> 
     title, stat = buffer.KINDS["headroom_pool"]
     rows = buffer.pool_rows(SONIC_POOL_WATERMARKS, "USER_WATERMARKS", stat, headroom=True)
     assert buffer.pool_text(title, rows) + "\n" == SONIC_HEADROOM_POOL_WM
+
+
+# ---- show priority-group watermark / persistent-watermark / drop counters, show queue watermark ----
+# (wm_input/wm_test_vectors.py: show_pg_wm_shared_output, show_pg_persistent_wm_hdrm_output,
+# show_queue_wm_unicast_output, show_queue_wm_multicast_output; pgdropstat_test.py:
+# show_pg_dropped_packet_stat). The mock COUNTERS_DB's three ports with 8 PGs each: PG n of a port
+# holds base + n, the bases per port in USER_WATERMARKS, PERSISTENT_WATERMARKS and the drop counter.
+
+PG_BASES = {"Ethernet0": (100, 200, 800), "Ethernet4": (400, 500, 400), "Ethernet8": (800, 900, 100)}
+PG_SHARED, PG_HEADROOM = ("SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES",
+                          "SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_WATERMARK_BYTES")
+PORT_OIDS = {"Ethernet0": "oid:0x1000000000012", "Ethernet4": "oid:0x1000000000013", "Ethernet8": "oid:0x1000000000014"}
+
+
+def _pg_oid(port: str, pg: int) -> str:
+    return f"oid:0x1a{list(PORT_OIDS).index(port):02d}0000000{pg}"
+
+
+def _pg_stats(position: int, *names: str) -> dict[str, dict[str, str]]:
+    return {_pg_oid(port, pg): dict.fromkeys(names, str(bases[position] + pg))
+            for port, bases in PG_BASES.items() for pg in range(8)}
+
+
+SONIC_PGS = Counters(
+    {"COUNTERS_PORT_NAME_MAP": PORT_OIDS,
+     "COUNTERS_PG_NAME_MAP": {f"{port}:{pg}": _pg_oid(port, pg) for port in PORT_OIDS for pg in range(8)},
+     "COUNTERS_PG_PORT_MAP": {_pg_oid(port, pg): oid for port, oid in PORT_OIDS.items() for pg in range(8)},
+     "COUNTERS_PG_INDEX_MAP": {_pg_oid(port, pg): str(pg) for port in PORT_OIDS for pg in range(8)}},
+    {"USER_WATERMARKS": _pg_stats(0, PG_SHARED, PG_HEADROOM),
+     "PERSISTENT_WATERMARKS": _pg_stats(1, PG_SHARED, PG_HEADROOM),
+     "COUNTERS": _pg_stats(2, "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS")},
+)
+
+PG_HEADER = """\
+     Port    PG0    PG1    PG2    PG3    PG4    PG5    PG6    PG7
+---------  -----  -----  -----  -----  -----  -----  -----  -----
+"""
+SONIC_PG_WM_SHARED = "Ingress shared pool occupancy per PG:\n" + PG_HEADER + """\
+Ethernet0    100    101    102    103    104    105    106    107
+Ethernet4    400    401    402    403    404    405    406    407
+Ethernet8    800    801    802    803    804    805    806    807
+"""
+SONIC_PG_PWM_HEADROOM = "Ingress headroom per PG:\n" + PG_HEADER + """\
+Ethernet0    200    201    202    203    204    205    206    207
+Ethernet4    500    501    502    503    504    505    506    507
+Ethernet8    900    901    902    903    904    905    906    907
+"""
+SONIC_PG_DROPS = "Ingress PG dropped packets:\n" + PG_HEADER + """\
+Ethernet0    800    801    802    803    804    805    806    807
+Ethernet4    400    401    402    403    404    405    406    407
+Ethernet8    100    101    102    103    104    105    106    107
+"""
+
+
+def _grid_text(c: Counters, kind: str, table: str) -> str:
+    return watermark.grid(c, watermark.KINDS[kind], table).text(watermark.KINDS[kind].title) + "\n"
+
+
+def test_show_priority_group_watermark_shared() -> None:
+    assert _grid_text(SONIC_PGS, "pg_shared", "USER_WATERMARKS") == SONIC_PG_WM_SHARED
+
+
+def test_show_priority_group_persistent_watermark_headroom() -> None:
+    assert _grid_text(SONIC_PGS, "pg_headroom", "PERSISTENT_WATERMARKS") == SONIC_PG_PWM_HEADROOM
+
+
+def test_show_priority_group_drop_counters() -> None:
+    assert _grid_text(SONIC_PGS, "pg_drop", "COUNTERS") == SONIC_PG_DROPS
+
+
+# Unicast queues 0-9 of each port with their USER_WATERMARKS; multicast queues 10-19 without any.
+UC_WATERMARKS = {
+    "Ethernet0": (2057328, 2056704, 0, 0, 0, 0, 0, 2704, 416, 20),
+    "Ethernet4": (0, 0, 0, 1986, 2567, 0, 0, 0, 0, 0),
+    "Ethernet8": (0, 0, 1040, 0, 0, 0, 0, 0, 8528, 7696),
+}
+
+
+def _q_oid(port: str, queue: int) -> str:
+    return f"oid:0x15{list(PORT_OIDS).index(port):02d}000000{queue:02d}"
+
+
+SONIC_QUEUE_WATERMARKS = Counters(
+    {"COUNTERS_PORT_NAME_MAP": PORT_OIDS,
+     "COUNTERS_QUEUE_NAME_MAP": {f"{port}:{q}": _q_oid(port, q) for port in PORT_OIDS for q in range(20)},
+     "COUNTERS_QUEUE_PORT_MAP": {_q_oid(port, q): oid for port, oid in PORT_OIDS.items() for q in range(20)},
+     "COUNTERS_QUEUE_INDEX_MAP": {_q_oid(port, q): str(q) for port in PORT_OIDS for q in range(20)},
+     "COUNTERS_QUEUE_TYPE_MAP": {_q_oid(port, q): "SAI_QUEUE_TYPE_UNICAST" if q < 10 else "SAI_QUEUE_TYPE_MULTICAST"
+                                 for port in PORT_OIDS for q in range(20)}},
+    {"USER_WATERMARKS": {_q_oid(port, q): {"SAI_QUEUE_STAT_SHARED_WATERMARK_BYTES": str(value)}
+                         for port, values in UC_WATERMARKS.items() for q, value in enumerate(values)}},
+)
+
+SONIC_QUEUE_WM_UNICAST = """\
+Egress shared pool occupancy per unicast queue:
+     Port      UC0      UC1    UC2    UC3    UC4    UC5    UC6    UC7    UC8    UC9
+---------  -------  -------  -----  -----  -----  -----  -----  -----  -----  -----
+Ethernet0  2057328  2056704      0      0      0      0      0   2704    416     20
+Ethernet4        0        0      0   1986   2567      0      0      0      0      0
+Ethernet8        0        0   1040      0      0      0      0      0   8528   7696
+"""
+
+SONIC_QUEUE_WM_MULTICAST = """\
+Egress shared pool occupancy per multicast queue:
+     Port    MC10    MC11    MC12    MC13    MC14    MC15    MC16    MC17    MC18    MC19
+---------  ------  ------  ------  ------  ------  ------  ------  ------  ------  ------
+Ethernet0     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A
+Ethernet4     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A
+Ethernet8     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A     N/A
+"""
+
+
+def test_show_queue_watermark_unicast_and_multicast() -> None:
+    assert _grid_text(SONIC_QUEUE_WATERMARKS, "q_shared_uni", "USER_WATERMARKS") == SONIC_QUEUE_WM_UNICAST
+    assert _grid_text(SONIC_QUEUE_WATERMARKS, "q_shared_multi", "USER_WATERMARKS") == SONIC_QUEUE_WM_MULTICAST
+
+
+def test_show_queue_watermark_all_without_all_queues_is_an_empty_object_map() -> None:
+    with pytest.raises(watermark.EmptyObjectMap) as found:
+        watermark.grid(SONIC_QUEUE_WATERMARKS, watermark.KINDS["q_shared_all"], "USER_WATERMARKS")
+    assert (str(found.value), found.value.error) == ("Object map is empty!", True)
