@@ -4,7 +4,11 @@ As sonic-utilities' ``scripts/pfcstat``: two tables, ``Port Rx`` and ``Port Tx``
 ``COUNTERS:<port oid>`` ``SAI_PORT_STAT_PFC_<n>_RX_PKTS`` / ``_TX_PKTS`` (thousands separators, N/A when
 absent), separated by an empty line; ``--json`` gives ``{"rx": {port: {"PFC0": ...}}, "tx": {...}}``.
 As ``pfc show priority``: CONFIG_DB PORT_QOS_MAP ``pfc_enable`` per port (``Interface``, ``Lossless
-priorities``), framed by empty lines as SONiC prints it; ``--json`` gives ``{port: "3,4"}``.
+priorities``), framed by empty lines as SONiC prints it; ``--json`` gives ``{port: "3,4"}``. An interface
+without a PORT_QOS_MAP row is "Cannot find interface <if>" on stdout, exit 0, as SONiC.
+As ``pfc show asymmetric``: CONFIG_DB PORT ``pfc_asym`` (N/A when unset) of every ``Ethernet*`` port
+(``Interface``, ``Asymmetric``), framed alike; an unknown interface is an empty table, as SONiC prints it;
+``--json`` gives ``{port: "off"}``.
 The table functions are pure; the click commands do the reading.
 """
 
@@ -59,9 +63,28 @@ def priority_text(found: dict[str, str]) -> str:
     return tabulate(list(found.items()), ["Interface", "Lossless priorities"], tablefmt="simple", missingval="")
 
 
+def asymmetric_pfc(snap: Snapshot, interface: str | None = None) -> dict[str, str]:
+    """``Ethernet*`` port -> its ``pfc_asym`` (N/A when unset), naturally sorted; only ``interface`` if named."""
+    ports = snap.rows(CONFIG_DB, tbl.CFG_PORT_TABLE_NAME)
+    names = [interface] if interface else natsorted(ports)
+    return {name: snap.get(CONFIG_DB, tbl.CFG_PORT_TABLE_NAME, name, "pfc_asym") or NA
+            for name in names if name in ports and name.startswith("Ethernet")}
+
+
+def asymmetric_text(found: dict[str, str]) -> str:
+    return tabulate(list(found.items()), ["Interface", "Asymmetric"], tablefmt="simple", missingval="")
+
+
+def _framed(text: str) -> None:
+    """pfc's tables: the (empty) namespace line, the table, an empty line."""
+    click.echo()
+    click.echo(text)
+    click.echo()
+
+
 @click.group()
 def pfc() -> None:
-    """Show PFC counters and lossless priorities."""
+    """Show PFC counters, lossless priorities and asymmetric PFC."""
 
 
 @pfc.command()
@@ -84,11 +107,25 @@ def priority(interface: str | None, as_json: bool, run_dir: str | None) -> None:
     """Show the lossless (PFC-enabled) priorities of each port."""
     snap = load_snapshot(run_dir, [(CONFIG_DB, tbl.CFG_PORT_QOS_MAP_TABLE_NAME)])
     if interface and snap.row(CONFIG_DB, tbl.CFG_PORT_QOS_MAP_TABLE_NAME, interface) is None:
-        fail(f"Cannot find interface {interface}")
+        if as_json:
+            fail(f"Cannot find interface {interface}")
+        click.echo(f"Cannot find interface {interface}")
+        return
     found = lossless_priorities(snap, interface)
     if as_json:
         print_json(found)
     else:
-        click.echo()
-        click.echo(priority_text(found))
-        click.echo()
+        _framed(priority_text(found))
+
+
+@pfc.command()
+@click.argument("interface", required=False)
+@json_option
+@run_dir_option
+def asymmetric(interface: str | None, as_json: bool, run_dir: str | None) -> None:
+    """Show whether asymmetric PFC is on for each port."""
+    found = asymmetric_pfc(load_snapshot(run_dir, [(CONFIG_DB, tbl.CFG_PORT_TABLE_NAME)]), interface)
+    if as_json:
+        print_json(found)
+    else:
+        _framed(asymmetric_text(found))

@@ -160,7 +160,12 @@ def test_show_pfc_priority(sku_config, run_dir):
     assert output == "\nInterface    Lossless priorities\n-----------  ---------------------\nEthernet4    3,4\n\n"
     found = json.loads(nos(run_dir, "show", "pfc", "priority", "--json").output)
     assert len(found) == 129 and found["global"] == "N/A"  # every PORT_QOS_MAP key, as pfc show priority lists them
-    assert "Cannot find interface Ethernet1" in nos(run_dir, "show", "pfc", "priority", "Ethernet1", code=1).output
+    # as pfc show priority: on stdout, exit 0; --json fails
+    assert nos(run_dir, "show", "pfc", "priority", "Ethernet1").output == "Cannot find interface Ethernet1\n"
+    nos(run_dir, "show", "pfc", "priority", "Ethernet1", "--json", code=1)
+    asym = nos(run_dir, "show", "pfc", "asymmetric").output.splitlines()
+    assert asym[:3] == ["", "Interface    Asymmetric", "-----------  ------------"] and len(asym) == 3 + 128 + 1
+    assert json.loads(nos(run_dir, "show", "pfc", "asymmetric", "Ethernet4", "--json").output) == {"Ethernet4": "N/A"}
 
 
 def test_show_mac(counters, raw, run_dir):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from nos.cli.show import buffer, pfcwd, queuestat, render, watermark
+from nos.cli.show import buffer, pfc, pfcwd, queuestat, render, watermark
 from nos.cli.show.counters_db import Counters
 from nos.cli.show.ecn import ecn_text
 from nos.cli.show.render import Snapshot
@@ -609,3 +609,79 @@ def test_show_queue_watermark_all_without_all_queues_is_an_empty_object_map() ->
     with pytest.raises(watermark.EmptyObjectMap) as found:
         watermark.grid(SONIC_QUEUE_WATERMARKS, watermark.KINDS["q_shared_all"], "USER_WATERMARKS")
     assert (str(found.value), found.value.error) == ("Object map is empty!", True)
+
+
+# ---- show pfc counters (pfcstat_test.py: show_pfc_counters_output) ---------------------------
+# The mock COUNTERS_DB's PFC frames: RX PFC0 of a port holds its first number, RX PFC n its base + n; TX is
+# RX + 10.
+
+PFC_BASES = {"Ethernet0": (1200, 200), "Ethernet4": (1400, 400), "Ethernet8": (1800, 800)}
+
+
+def _pfc_stats(first: int, base: int) -> dict[str, str]:
+    stats = {}
+    for direction, offset in (("RX", 0), ("TX", 10)):
+        for n in range(8):
+            stats[f"SAI_PORT_STAT_PFC_{n}_{direction}_PKTS"] = str((first if n == 0 else base + n) + offset)
+    return stats
+
+
+SONIC_PFC = Counters({"COUNTERS_PORT_NAME_MAP": PORT_OIDS},
+                     {"COUNTERS": {PORT_OIDS[port]: _pfc_stats(*bases) for port, bases in PFC_BASES.items()}})
+
+SONIC_PFC_COUNTERS = """\
+  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7
+---------  ------  ------  ------  ------  ------  ------  ------  ------
+Ethernet0   1,200     201     202     203     204     205     206     207
+Ethernet4   1,400     401     402     403     404     405     406     407
+Ethernet8   1,800     801     802     803     804     805     806     807
+
+  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7
+---------  ------  ------  ------  ------  ------  ------  ------  ------
+Ethernet0   1,210     211     212     213     214     215     216     217
+Ethernet4   1,410     411     412     413     414     415     416     417
+Ethernet8   1,810     811     812     813     814     815     816     817
+"""
+
+
+def test_show_pfc_counters() -> None:
+    assert pfc.pfc_text(SONIC_PFC) + "\n" == SONIC_PFC_COUNTERS
+
+
+# ---- show pfc priority / asymmetric (pfc_input/assert_show_output.py) ------------------------
+
+SONIC_PFC_CONFIG = Snapshot({
+    ("CONFIG_DB", "PORT_QOS_MAP"): {"Ethernet0": {"pfc_enable": "3,4", "scheduler": "port_scheduler"},
+                                    "Ethernet4": {"pfc_enable": "3,4"}},
+    ("CONFIG_DB", "PORT"): {f"Ethernet{n}": {"pfc_asym": "off"} for n in range(0, 128, 4)},
+})
+
+SONIC_PFC_PRIORITY_ALL = """\
+
+Interface    Lossless priorities
+-----------  ---------------------
+Ethernet0    3,4
+Ethernet4    3,4
+
+"""
+
+SONIC_PFC_ASYMMETRIC_ALL = "\nInterface    Asymmetric\n-----------  ------------\n" + "".join(
+    f"{f'Ethernet{n}':<11}  off\n" for n in range(0, 128, 4)) + "\n"
+SONIC_PFC_ASYMMETRIC_INTF = "\nInterface    Asymmetric\n-----------  ------------\nEthernet0    off\n\n"
+SONIC_PFC_ASYMMETRIC_UNKNOWN = "\nInterface    Asymmetric\n-----------  ------------\n\n"
+
+
+def _framed(text: str) -> str:
+    return "\n" + text + "\n\n"  # pfc echoes the (empty) namespace line, the table, an empty line
+
+
+def test_show_pfc_priority() -> None:
+    assert _framed(pfc.priority_text(pfc.lossless_priorities(SONIC_PFC_CONFIG))) == SONIC_PFC_PRIORITY_ALL
+
+
+def test_show_pfc_asymmetric() -> None:
+    assert _framed(pfc.asymmetric_text(pfc.asymmetric_pfc(SONIC_PFC_CONFIG))) == SONIC_PFC_ASYMMETRIC_ALL
+    assert _framed(pfc.asymmetric_text(pfc.asymmetric_pfc(SONIC_PFC_CONFIG, "Ethernet0"))) \
+        == SONIC_PFC_ASYMMETRIC_INTF
+    assert _framed(pfc.asymmetric_text(pfc.asymmetric_pfc(SONIC_PFC_CONFIG, "Ethernet1234"))) \
+        == SONIC_PFC_ASYMMETRIC_UNKNOWN
