@@ -14,7 +14,8 @@ watermark`` and ``nos show buffer configuration``, as sonic-utilities prints the
   ConfigDBConnector's typing (the ``NULL`` field dropped, ``name@`` a list). ``-vv`` adds the totals.
 
 ``--json``: a list of ``{"Pool": ..., "Bytes": ...}``; for the configuration ``{"pools": ..., "profiles": ...}``.
-Rendering is pure (``pool_rows``, ``pool_text``, ``configuration_text``).
+Rendering is pure (``pool_rows``, ``pool_text``, ``configuration_text``); the rows are read in the database's
+key order (``load_snapshot(..., db_order=True)``).
 """
 
 from __future__ import annotations
@@ -26,19 +27,22 @@ from tabulate import tabulate
 
 from nos.cli.common import connect, fail, json_option, print_json, run_dir_option
 from nos.cli.show.counters_db import PERSISTENT_WATERMARKS, USER_WATERMARKS, Counters, load_counters, stat_value
-from nos.cli.show.render import natsorted
+from nos.cli.show.interfaces import load_snapshot
+from nos.cli.show.render import Row, natsorted
 from nos.db import Table
 from nos.db.connector import DBConnector
-from nos.db.errors import DbError, map_redis_errors
+from nos.db.errors import DbError
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import CONFIG_DB
 
-Rows = Mapping[str, Mapping[str, str]]
+Rows = Mapping[str, Row]
 KINDS = {
     "buffer_pool": ("Shared pool maximum occupancy:", "SAI_BUFFER_POOL_STAT_WATERMARK_BYTES"),
     "headroom_pool": ("Headroom pool maximum occupancy:", "SAI_BUFFER_POOL_STAT_XOFF_ROOM_WATERMARK_BYTES"),
 }
 HEADROOM_POOL_MARK = "ingress_lossless"  # watermarkstat: the headroom pool is the ingress lossless pool
+CONFIGURATION_TABLES = ((CONFIG_DB, tbl.CFG_DEFAULT_LOSSLESS_BUFFER_PARAMETER),
+                        (CONFIG_DB, tbl.CFG_BUFFER_POOL_TABLE_NAME), (CONFIG_DB, tbl.CFG_BUFFER_PROFILE_TABLE_NAME))
 EMPTY = "Object map is empty!"
 NO_POOLS = "No buffer pool information available"
 NO_PROFILES = "No buffer profile information available"
@@ -57,21 +61,8 @@ def pool_text(title: str, rows: list[list[str]]) -> str:
     return title + "\n" + tabulate(rows, ["Pool", "Bytes"], tablefmt="simple", stralign="right")
 
 
-def typed_fields(fields: Mapping[str, str]) -> dict[str, str | list[str]]:
-    """A row as ConfigDBConnector hands it to mmuconfig: no ``NULL`` field, ``name@`` as the list ``name``."""
-    typed: dict[str, str | list[str]] = {}
-    for name, value in fields.items():
-        if name == "NULL":
-            continue
-        if name.endswith("@"):
-            typed[name[:-1]] = value.split(",")
-        else:
-            typed[name] = value
-    return typed
-
-
-def _section(title: str, fields: Mapping[str, str]) -> str:
-    return f"{title}\n{tabulate([[name, value] for name, value in typed_fields(fields).items()])}\n\n"
+def _section(title: str, fields: Row) -> str:
+    return f"{title}\n{tabulate([[name, value] for name, value in fields.items()])}\n\n"
 
 
 def configuration_text(pools: Rows, profiles: Rows, pattern: Rows | None = None, verbose: bool = False) -> str:
@@ -116,15 +107,6 @@ buffer_pool = _pool_group("buffer_pool", "buffer_pool")
 headroom_pool = _pool_group("headroom-pool", "headroom_pool")
 
 
-def read_rows_in_db_order(db: DBConnector, name: str) -> dict[str, dict[str, str]]:
-    """A CONFIG_DB table's rows in the order Redis returns their keys (ConfigDBConnector.get_table's
-    order, which mmuconfig prints); ``Table.get_all`` sorts them."""
-    table = Table(db, name)
-    with map_redis_errors(f"keys {table.prefix}*"):
-        names = db.client.keys(table.prefix + "*")  # our table names hold no glob characters
-    return table.get_many([str(key)[len(table.prefix):] for key in names])
-
-
 @click.group("buffer")
 def buffer() -> None:
     """Show buffer configuration."""
@@ -136,19 +118,17 @@ def buffer() -> None:
 @run_dir_option
 def configuration(verbose: bool, as_json: bool, run_dir: str | None) -> None:
     """Show the lossless traffic pattern, the buffer pools and profiles (mmuconfig -l)."""
-    _, dbs = connect(run_dir)
-    try:
-        db = dbs[CONFIG_DB]
-        if as_json:
-            _print_configuration_json(db)
-            return
-        pattern = read_rows_in_db_order(db, tbl.CFG_DEFAULT_LOSSLESS_BUFFER_PARAMETER)
-        pools = read_rows_in_db_order(db, tbl.CFG_BUFFER_POOL_TABLE_NAME)
-        profiles = read_rows_in_db_order(db, tbl.CFG_BUFFER_PROFILE_TABLE_NAME)
-    except DbError as exc:
-        fail(f"cannot read the switch's databases: {exc}")
-    finally:
-        dbs.close()
+    if as_json:
+        _, dbs = connect(run_dir)
+        try:
+            _print_configuration_json(dbs[CONFIG_DB])
+        except DbError as exc:
+            fail(f"cannot read the switch's databases: {exc}")
+        finally:
+            dbs.close()
+        return
+    snap = load_snapshot(run_dir, CONFIGURATION_TABLES, db_order=True)
+    pattern, pools, profiles = (snap.rows(db, table) for db, table in CONFIGURATION_TABLES)
     click.echo(configuration_text(pools, profiles, pattern, verbose), nl=False)
 
 

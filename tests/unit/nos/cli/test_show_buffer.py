@@ -24,7 +24,7 @@ def test_configuration_lists_pools_then_profiles() -> None:
 
 
 def test_configuration_keeps_the_databases_order_and_says_when_a_table_is_empty() -> None:
-    pools = {"b_pool": {"type": "ingress", "NULL": "NULL"}, "a_pool": {"size": "1", "mode": "static"}}
+    pools = {"b_pool": {"type": "ingress"}, "a_pool": {"size": "1", "mode": "static"}}
     text = configuration_text(pools, {})
     assert text == ("Pool: b_pool\n----  -------\ntype  ingress\n----  -------\n\n"
                     "Pool: a_pool\n----  ------\nsize  1\nmode  static\n----  ------\n\n"

@@ -10,9 +10,11 @@ fields the command reads are carried over. The CLI prints most texts with ``clic
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from nos.cli.show import buffer, pfc, pfcwd, queuestat, render, watermark
+from nos.cli.show import buffer, mac, pfc, pfcwd, queuestat, render, watermark
 from nos.cli.show.counters_db import Counters
 from nos.cli.show.ecn import ecn_text
 from nos.cli.show.render import Snapshot
@@ -685,3 +687,73 @@ def test_show_pfc_asymmetric() -> None:
         == SONIC_PFC_ASYMMETRIC_INTF
     assert _framed(pfc.asymmetric_text(pfc.asymmetric_pfc(SONIC_PFC_CONFIG, "Ethernet1234"))) \
         == SONIC_PFC_ASYMMETRIC_UNKNOWN
+
+
+# ---- show vlan config (vlan_test.py: show_vlan_config_output) --------------------------------
+
+SONIC_VLAN_CONFIG = """\
+Name        VID  Member           Mode
+--------  -----  ---------------  --------
+Vlan1000   1000  Ethernet4        untagged
+Vlan1000   1000  Ethernet8        untagged
+Vlan1000   1000  Ethernet12       untagged
+Vlan1000   1000  Ethernet16       untagged
+Vlan2000   2000  Ethernet24       untagged
+Vlan2000   2000  Ethernet28       untagged
+Vlan3000   3000
+Vlan4000   4000  PortChannel1001  tagged
+"""
+
+
+def test_show_vlan_config() -> None:
+    assert render.vlan_config_table(render.vlan_config(SONIC_VLANS)) + "\n" == SONIC_VLAN_CONFIG
+
+
+# ---- show mac (fdbshow_test.py: show_mac_output, on fdbshow_input's ASIC_DB and COUNTERS_DB) ---
+
+FDB_ROWS = (  # (bvid or vlan, mac, bridge port, type), in the mock ASIC_DB's order
+    ("oid:0x260000000005c5", "11:22:33:44:55:66", "oid:0x3a0000000005cb", "DYNAMIC"),
+    ("oid:0x260000000006c6", "11:22:33:66:55:44", "oid:0x3a0000000006cd", "STATIC"),
+    ("oid:0x260000000007c7", "66:55:44:33:22:11", "oid:0x3a0000000005cb", "DYNAMIC"),
+    ("oid:0x260000000007c7", "77:55:44:33:22:11", "oid:0x3a000000000fff", "DYNAMIC"),  # no such bridge port
+    ("oid:0x260000000007c7", "77:66:44:33:22:11", "oid:0x3a0000000007ef", "DYNAMIC"),  # its port is unnamed
+    ("5", "77:66:55:44:22:11", "oid:0x3a0000000006cd", "DYNAMIC"),
+)
+
+
+def _fdb_key(vlan: str, address: str) -> str:
+    where = {"bvid": vlan} if vlan.startswith("oid:") else {"vlan": vlan}
+    return json.dumps({**where, "mac": address, "switch_id": "oid:0x21000000000000"}, separators=(",", ":"))
+
+
+SONIC_FDB = Snapshot({
+    ("ASIC_DB", mac.FDB_TABLE): {
+        _fdb_key(vlan, address): {"SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID": bridge_port,
+                                  "SAI_FDB_ENTRY_ATTR_TYPE": f"SAI_FDB_ENTRY_TYPE_{kind}"}
+        for vlan, address, bridge_port, kind in FDB_ROWS},
+    ("ASIC_DB", mac.BRIDGE_PORT_TABLE): {
+        "oid:0x3a0000000005cb": {"SAI_BRIDGE_PORT_ATTR_PORT_ID": "oid:0x1000000000528"},
+        "oid:0x3a0000000006cd": {"SAI_BRIDGE_PORT_ATTR_PORT_ID": "oid:0x1000000000549"},
+        "oid:0x3a0000000007ef": {"SAI_BRIDGE_PORT_ATTR_PORT_ID": "oid:0x1000000000fff"},
+    },
+    ("ASIC_DB", mac.VLAN_TABLE): {"oid:0x260000000005c5": {"SAI_VLAN_ATTR_VLAN_ID": "2"},
+                                  "oid:0x260000000006c6": {"SAI_VLAN_ATTR_VLAN_ID": "3"},
+                                  "oid:0x260000000007c7": {"SAI_VLAN_ATTR_VLAN_ID": "4"}},
+})
+FDB_PORT_NAMES = {"oid:0x1000000000528": "Ethernet0", "oid:0x1000000000549": "Ethernet4",
+                  "oid:0x1000000000550": "Ethernet8"}
+
+SONIC_MAC = """\
+  No.    Vlan  MacAddress         Port           Type
+-----  ------  -----------------  -------------  -------
+    1       2  11:22:33:44:55:66  Ethernet0      Dynamic
+    2       3  11:22:33:66:55:44  Ethernet4      Static
+    3       4  66:55:44:33:22:11  Ethernet0      Dynamic
+    4       4  77:66:44:33:22:11  1000000000fff  Dynamic
+    5       5  77:66:55:44:22:11  Ethernet4      Dynamic
+Total number of entries 5
+"""
+
+
+def test_show_mac_prints_an_unnamed_port_oid_bare() -> None:
+    assert mac.fdb_text(mac.fdb_entries(SONIC_FDB, FDB_PORT_NAMES)) + "\n" == SONIC_MAC
