@@ -757,3 +757,35 @@ Total number of entries 5
 
 def test_show_mac_prints_an_unnamed_port_oid_bare() -> None:
     assert mac.fdb_text(mac.fdb_entries(SONIC_FDB, FDB_PORT_NAMES)) + "\n" == SONIC_MAC
+
+
+# ---- show pfcwd stats (pfcwd_input/pfcwd_test_vectors.py: pfcwd_show_stats_output) ------------
+
+PFCWD_FIELDS = ("PFC_WD_STATUS", "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED",
+                "PFC_WD_QUEUE_STATS_TX_PACKETS", "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS",
+                "PFC_WD_QUEUE_STATS_RX_PACKETS", "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS",
+                "PFC_WD_QUEUE_STATS_TX_PACKETS_LAST", "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS_LAST",
+                "PFC_WD_QUEUE_STATS_RX_PACKETS_LAST", "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS_LAST")
+PFCWD_QUEUES = {  # the mock COUNTERS_DB's watchdog queues, and one queue without watchdog counters
+    "Ethernet0:3": ("stormed", "1", "0", "100", "300", "100", "300", "0", "200", "0", "200"),
+    "Ethernet4:3": ("operational", "2", "2", "100", "100", "100", "100", "0", "0", "0", "0"),
+    "Ethernet8:4": ("stormed", "3", "2", "100", "300", "100", "300", "0", "200", "0", "200"),
+    "Ethernet8:5": (),
+}
+SONIC_PFCWD_STATS = Counters(
+    {"COUNTERS_QUEUE_NAME_MAP": {queue: f"oid:0x15{i:014x}" for i, queue in enumerate(PFCWD_QUEUES)}},
+    {"COUNTERS": {f"oid:0x15{i:014x}": {"SAI_QUEUE_STAT_PACKETS": "1", **dict(zip(PFCWD_FIELDS, values, strict=False))}
+                  for i, values in enumerate(PFCWD_QUEUES.values())}},
+)
+
+SONIC_PFCWD_STATS_ALL = """\
+      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
+-----------  -----------  -------------------------  ------------  ------------  -----------------  -----------------
+Ethernet0:3      stormed                        1/0       100/300       100/300              0/200              0/200
+Ethernet4:3  operational                        2/2       100/100       100/100                0/0                0/0
+Ethernet8:4      stormed                        3/2       100/300       100/300              0/200              0/200
+"""  # noqa: E501
+
+
+def test_show_pfcwd_stats_leaves_out_queues_without_watchdog_counters() -> None:
+    assert pfcwd.stats_text(pfcwd.stats_rows(SONIC_PFCWD_STATS)) + "\n" == SONIC_PFCWD_STATS_ALL
