@@ -789,3 +789,33 @@ Ethernet8:4      stormed                        3/2       100/300       100/300 
 
 def test_show_pfcwd_stats_leaves_out_queues_without_watchdog_counters() -> None:
     assert pfcwd.stats_text(pfcwd.stats_rows(SONIC_PFCWD_STATS)) + "\n" == SONIC_PFCWD_STATS_ALL
+
+
+# ---- show ip interfaces (show_ip_int_test.py: show_ipv4_intf_with_multple_ips) ----------------
+# ipintutil reads the kernel (eth0 and lo, link-local IPv6 addresses, /sys flags: "error/down" in the
+# test's sandbox); we read the databases. The layout is compared with the kernel's columns taken from
+# the databases: the same interfaces and addresses, Admin/Oper as APPL_DB holds them.
+
+SONIC_IP_INTERFACES = Snapshot({
+    ("CONFIG_DB", "INTERFACE"): {"Ethernet0": {}, "Ethernet0|20.1.1.1/24": {}, "Ethernet0|21.1.1.1/24": {}},
+    ("CONFIG_DB", "PORTCHANNEL_INTERFACE"): {"PortChannel0001|30.1.1.1/24": {}},
+    ("CONFIG_DB", "VLAN_INTERFACE"): {"Vlan100|40.1.1.1/24": {}},
+    ("CONFIG_DB", "BGP_NEIGHBOR"): {"20.1.1.5": {"name": "T2-Peer", "local_addr": "20.1.1.1"},
+                                    "30.1.1.5": {"name": "T0-Peer", "local_addr": "30.1.1.1"}},
+    ("APPL_DB", "PORT_TABLE"): {"Ethernet0": {"admin_status": "up", "oper_status": "down"}},
+    ("APPL_DB", "LAG_TABLE"): {"PortChannel0001": {"admin_status": "up", "oper_status": "down"}},
+    ("APPL_DB", "VLAN_TABLE"): {"Vlan100": {"admin_status": "up"}},
+})
+
+SONIC_IP_INTERFACES_TEXT = """\
+Interface        Master    IPv4 address/mask    Admin/Oper    BGP Neighbor    Neighbor IP
+---------------  --------  -------------------  ------------  --------------  -------------
+Ethernet0                  20.1.1.1/24          error/down    T2-Peer         20.1.1.5
+                           21.1.1.1/24                        N/A             N/A
+PortChannel0001            30.1.1.1/24          error/down    T0-Peer         30.1.1.5
+Vlan100                    40.1.1.1/24          error/down    N/A             N/A"""
+
+
+def test_show_ip_interfaces_layout() -> None:
+    text = render.ip_interfaces_table(render.ip_interfaces(SONIC_IP_INTERFACES, 4), 4)
+    assert text == SONIC_IP_INTERFACES_TEXT.replace("error/down", "up/down   ")
