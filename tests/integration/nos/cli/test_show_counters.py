@@ -78,7 +78,7 @@ def test_show_interfaces_counters(counters, run_dir):
     assert nos(run_dir, "show", "interfaces", "counters").output == INTERFACE_COUNTERS
     assert nos(run_dir, "show", "interfaces", "counters", "-a").output.splitlines()[0].split() == [
         "IFACE", "STATE", "RX_OK", "RX_BPS", "RX_PPS", "RX_UTIL", "RX_ERR", "RX_DRP", "RX_OVR", "TX_OK", "TX_BPS",
-        "TX_PPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR"]
+        "TX_PPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR", "TRIM", "TRIM_TX", "TRIM_DRP"]
     assert nos(run_dir, "show", "interfaces", "counters", "errors").output.splitlines()[0].split() == [
         "IFACE", "STATE", "RX_ERR", "RX_DRP", "RX_OVR", "TX_ERR", "TX_DRP", "TX_OVR"]
     rates = json.loads(nos(run_dir, "show", "interfaces", "counters", "rates", "-i", "Ethernet0", "--json").output)

@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from nos.cli.show import buffer, mac, pfc, pfcwd, queuestat, render, watermark
+from nos.cli.show import buffer, mac, pfc, pfcwd, portstat, queuestat, render, watermark
 from nos.cli.show.counters_db import Counters
 from nos.cli.show.ecn import ecn_text
 from nos.cli.show.render import Snapshot
@@ -819,3 +819,61 @@ Vlan100                    40.1.1.1/24          error/down    N/A             N/
 def test_show_ip_interfaces_layout() -> None:
     text = render.ip_interfaces_table(render.ip_interfaces(SONIC_IP_INTERFACES, 4), 4)
     assert text == SONIC_IP_INTERFACES_TEXT.replace("error/down", "up/down   ")
+
+
+# ---- show interfaces counters [-a] (portstat_test.py: intf_counters_before_clear, intf_counters_all,
+# on its portstat_db COUNTERS_DB and the mock APPL_DB / STATE_DB) ----------------------------------
+
+PORTSTAT_PORTS = {"Ethernet0": "oid:0x1000000000012", "Ethernet4": "oid:0x1000000000013",
+                  "Ethernet8": "oid:0x1000000000014", "Ethernet9": "oid:0x1000000000015"}
+PORTSTAT_FIELDS = ("IF_IN_UCAST_PKTS", "IF_IN_NON_UCAST_PKTS", "IF_IN_ERRORS", "IF_IN_DISCARDS", "IF_OUT_UCAST_PKTS",
+                   "IF_OUT_NON_UCAST_PKTS", "TRIM_PACKETS", "TX_TRIM_PACKETS", "DROPPED_TRIM_PACKETS")
+PORTSTAT_COUNTERS = {  # no oversize, TX error or TX discard counters anywhere; Ethernet9 has no trimming ones
+    "Ethernet0": ("8", "0", "10", "100", "10", "0", "0", "0", "0"),
+    "Ethernet4": ("4", "0", "0", "1000", "40", "0", "100", "50", "50"),
+    "Ethernet8": ("6", "0", "100", "10", "60", "0", "20000", "10000", "10000"),
+    "Ethernet9": ("0", "0", "0", "0", "0", "0"),
+}
+PORTSTAT_RATES = {  # RX_BPS, RX_PPS, TX_BPS, TX_PPS as the mock spells them
+    "Ethernet0": ("2.e9", "247.e3", "1.5e9", "183.e3"), "Ethernet4": ("204800", "200", "204848", "201"),
+    "Ethernet8": ("1.35e6", "9000", "13.37e6", "9000"), "Ethernet9": ("0", "0", "0", "0"),
+}
+SONIC_PORTSTAT = Counters(
+    {"COUNTERS_PORT_NAME_MAP": PORTSTAT_PORTS},
+    {"COUNTERS": {PORTSTAT_PORTS[port]: {f"SAI_PORT_STAT_{name}": value
+                                         for name, value in zip(PORTSTAT_FIELDS, values, strict=False)}
+                  for port, values in PORTSTAT_COUNTERS.items()},
+     "RATES": {PORTSTAT_PORTS[port]: dict(zip(("RX_BPS", "RX_PPS", "TX_BPS", "TX_PPS"), values, strict=True))
+               for port, values in PORTSTAT_RATES.items()}},
+    Snapshot({("APPL_DB", "PORT_TABLE"): {"Ethernet0": {"admin_status": "up", "oper_status": "down",
+                                                        "speed": "25000"}},
+              ("STATE_DB", "PORT_TABLE"): {"Ethernet0": {"speed": "100000"}}}),  # oper down: APPL_DB's speed
+)
+
+SONIC_INTF_COUNTERS = """\
+    IFACE    STATE    RX_OK        RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK        TX_BPS    TX_UTIL    TX_ERR    TX_DRP    TX_OVR
+---------  -------  -------  ------------  ---------  --------  --------  --------  -------  ------------  ---------  --------  --------  --------
+Ethernet0        D        8  2000.00 MB/s     64.00%        10       100       N/A       10  1500.00 MB/s     48.00%       N/A       N/A       N/A
+Ethernet4      N/A        4   204.80 KB/s        N/A         0     1,000       N/A       40   204.85 KB/s        N/A       N/A       N/A       N/A
+Ethernet8      N/A        6  1350.00 KB/s        N/A       100        10       N/A       60    13.37 MB/s        N/A       N/A       N/A       N/A
+Ethernet9      N/A        0      0.00 B/s        N/A         0         0       N/A        0      0.00 B/s        N/A       N/A       N/A       N/A
+"""  # noqa: E501
+
+SONIC_INTF_COUNTERS_ALL = """\
+    IFACE    STATE    RX_OK        RX_BPS       RX_PPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK        TX_BPS       TX_PPS    TX_UTIL    TX_ERR    TX_DRP    TX_OVR    TRIM    TRIM_TX    TRIM_DRP
+---------  -------  -------  ------------  -----------  ---------  --------  --------  --------  -------  ------------  -----------  ---------  --------  --------  --------  ------  ---------  ----------
+Ethernet0        D        8  2000.00 MB/s  247000.00/s     64.00%        10       100       N/A       10  1500.00 MB/s  183000.00/s     48.00%       N/A       N/A       N/A       0          0           0
+Ethernet4      N/A        4   204.80 KB/s     200.00/s        N/A         0     1,000       N/A       40   204.85 KB/s     201.00/s        N/A       N/A       N/A       N/A     100         50          50
+Ethernet8      N/A        6  1350.00 KB/s    9000.00/s        N/A       100        10       N/A       60    13.37 MB/s    9000.00/s        N/A       N/A       N/A       N/A  20,000     10,000      10,000
+Ethernet9      N/A        0      0.00 B/s       0.00/s        N/A         0         0       N/A        0      0.00 B/s       0.00/s        N/A       N/A       N/A       N/A     N/A        N/A         N/A
+"""  # noqa: E501
+
+
+def test_show_interfaces_counters() -> None:
+    rows = portstat.port_table(SONIC_PORTSTAT)
+    assert portstat.table_text(portstat.HEADER_STD, rows) + "\n" == SONIC_INTF_COUNTERS
+
+
+def test_show_interfaces_counters_printall_has_the_trimming_counters() -> None:
+    rows = portstat.port_table(SONIC_PORTSTAT, "all")
+    assert portstat.table_text(portstat.HEADER_ALL, rows) + "\n" == SONIC_INTF_COUNTERS_ALL
