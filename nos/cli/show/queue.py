@@ -45,11 +45,11 @@ def _queue_counters(run_dir: str | None, stats_table: str) -> Counters:
 
 
 def _print_queues(c: Counters, columns: Sequence[queuestat.Column], port: str | None, nonzero: bool,
-                  as_json: bool, heading: str | None = None) -> None:
+                  as_json: bool, heading: str | None = None, zero: frozenset[str] = queuestat.ZERO) -> None:
     if port is not None and port not in c.map(tbl.COUNTERS_PORT_NAME_MAP):
         fail(f"Port doesn't exist! {port}")
     try:
-        found = queuestat.queue_rows(c, columns, port, nonzero)
+        found = queuestat.queue_rows(c, columns, port, nonzero, zero)
     except CountersError as exc:
         fail(str(exc))
     if as_json:
@@ -83,7 +83,8 @@ def counters(interfacename: str | None, show_all: bool, nonzero: bool, as_json: 
 @run_dir_option
 def wredcounters(interfacename: str | None, nonzero: bool, as_json: bool, run_dir: str | None) -> None:
     """Show WRED drop and ECN mark counters per queue."""
-    _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), queuestat.WRED, interfacename, nonzero, as_json)
+    _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), queuestat.WRED, interfacename, nonzero, as_json,
+                  zero=queuestat.WRED_ZERO)
 
 
 QUEUE_KINDS = {"unicast": "q_shared_uni", "multicast": "q_shared_multi", "all": "q_shared_all"}

@@ -877,3 +877,44 @@ def test_show_interfaces_counters() -> None:
 def test_show_interfaces_counters_printall_has_the_trimming_counters() -> None:
     rows = portstat.port_table(SONIC_PORTSTAT, "all")
     assert portstat.table_text(portstat.HEADER_ALL, rows) + "\n" == SONIC_INTF_COUNTERS_ALL
+
+
+# ---- show queue wredcounters Ethernet8 -nz (wred_queue_counter_test.py: show_wred_queue_counters_port_nz)
+# The mock COUNTERS_DB holds Ethernet8's queue numbers for the WRED stats too; its ALL queues have none.
+
+WRED_STATS = ("SAI_QUEUE_STAT_WRED_DROPPED_PACKETS", "SAI_QUEUE_STAT_WRED_DROPPED_BYTES",
+              "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_BYTES")
+SONIC_WRED = Counters(SONIC_QUEUES.maps, {"COUNTERS": {
+    f"oid:0x15000000000{i:02d}": dict(zip(WRED_STATS, map(str, values), strict=True))
+    for i, values in enumerate(ETHERNET8_QUEUES)}})
+
+SONIC_WRED_PORT_NZ = """\
+     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes
+---------  -----  --------------  ---------------  ----------------  -----------------
+Ethernet8    UC1              38               17                68                 91
+Ethernet8    UC2              16               65                79                 51
+Ethernet8    UC3              11               97                63                 72
+Ethernet8    UC4              54               89                62                 62
+Ethernet8    UC5              13               84                30                 59
+Ethernet8    UC6              49               67                99                 85
+Ethernet8    UC7               2               63                38                 88
+Ethernet8    UC8               0               82                93                 43
+Ethernet8    UC9              80               17                91                 61
+Ethernet8   MC10              81               63                76                 73
+Ethernet8   MC11              29               16                29                 66
+Ethernet8   MC12              32               12                61                 35
+Ethernet8   MC13              79               17                72                 93
+Ethernet8   MC14              23               21                67                 50
+Ethernet8   MC15              37               10                97                 14
+Ethernet8   MC16              30               17                74                 43
+Ethernet8   MC17               0               63                54                 84
+Ethernet8   MC18              69               88                24                 79
+Ethernet8   MC19              20               12                84                  3
+
+"""
+
+
+def test_show_queue_wredcounters_nonzero_counts_na_as_zero() -> None:
+    found = queuestat.queue_rows(SONIC_WRED, queuestat.WRED, "Ethernet8", nonzero=True, zero=queuestat.WRED_ZERO)
+    # the command echoes the text with nl=False; wredstat has no namespace line
+    assert queuestat.queue_text(found, queuestat.WRED) == SONIC_WRED_PORT_NZ
