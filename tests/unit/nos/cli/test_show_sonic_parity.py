@@ -918,3 +918,18 @@ def test_show_queue_wredcounters_nonzero_counts_na_as_zero() -> None:
     found = queuestat.queue_rows(SONIC_WRED, queuestat.WRED, "Ethernet8", nonzero=True, zero=queuestat.WRED_ZERO)
     # the command echoes the text with nl=False; wredstat has no namespace line
     assert queuestat.queue_text(found, queuestat.WRED) == SONIC_WRED_PORT_NZ
+
+
+SONIC_INTF_RATES = """\
+    IFACE    STATE    RX_OK        RX_BPS       RX_PPS    RX_UTIL    TX_OK        TX_BPS       TX_PPS    TX_UTIL
+---------  -------  -------  ------------  -----------  ---------  -------  ------------  -----------  ---------
+Ethernet0        D        8  2000.00 MB/s  247000.00/s     64.00%       10  1500.00 MB/s  183000.00/s     48.00%
+Ethernet4      N/A        4   204.80 KB/s     200.00/s        N/A       40   204.85 KB/s     201.00/s        N/A
+Ethernet8      N/A        6  1350.00 KB/s    9000.00/s        N/A       60    13.37 MB/s    9000.00/s        N/A
+Ethernet9      N/A        0      0.00 B/s       0.00/s        N/A        0      0.00 B/s       0.00/s        N/A
+"""
+
+
+def test_show_interfaces_counters_rates() -> None:  # portstat_test.py: intf_rates (portstat -R)
+    rows = portstat.port_table(SONIC_PORTSTAT, "rates")
+    assert portstat.table_text(portstat.HEADER_RATES, rows) + "\n" == SONIC_INTF_RATES
