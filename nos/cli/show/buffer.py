@@ -13,7 +13,8 @@ watermark`` and ``nos show buffer configuration``, as sonic-utilities prints the
   the database returns their keys and fields in the order of the hash (mmuconfig sorts nothing), through
   ConfigDBConnector's typing (the ``NULL`` field dropped, ``name@`` a list). ``-vv`` adds the totals.
 
-``--json``: a list of ``{"Pool": ..., "Bytes": ...}``; for the configuration ``{"pools": ..., "profiles": ...}``.
+``--json``: a list of ``{"Pool": ..., "Bytes": ...}`` for every pool (the headroom pool's too, as before);
+for the configuration ``{"pools": ..., "profiles": ...}``.
 Rendering is pure (``pool_rows``, ``pool_text``, ``configuration_text``); the rows are read in the database's
 key order (``load_snapshot(..., db_order=True)``).
 """
@@ -93,13 +94,12 @@ def _pool_group(name: str, kind: str) -> click.Group:
         def show(as_json: bool, run_dir: str | None, table: str = table) -> None:
             c = load_counters(run_dir, [tbl.COUNTERS_BUFFER_POOL_NAME_MAP],
                               [(table, tbl.COUNTERS_BUFFER_POOL_NAME_MAP)])
-            rows = pool_rows(c, table, stat, headroom=kind == "headroom_pool")
-            if as_json:
-                print_json([{"Pool": pool, "Bytes": value} for pool, value in rows])
+            if as_json:  # every pool, as before (the text follows watermarkstat)
+                print_json([{"Pool": pool, "Bytes": value} for pool, value in pool_rows(c, table, stat)])
             elif not c.map(tbl.COUNTERS_BUFFER_POOL_NAME_MAP):
                 fail(EMPTY)
             else:
-                click.echo(pool_text(title, rows))
+                click.echo(pool_text(title, pool_rows(c, table, stat, headroom=kind == "headroom_pool")))
     return group
 
 
