@@ -3,6 +3,9 @@
 As sonic-utilities' ``scripts/pfcstat``: two tables, ``Port Rx`` and ``Port Tx`` with ``PFC0..PFC7`` from
 ``COUNTERS:<port oid>`` ``SAI_PORT_STAT_PFC_<n>_RX_PKTS`` / ``_TX_PKTS`` (thousands separators, N/A when
 absent), separated by an empty line; ``--json`` gives ``{"rx": {port: {"PFC0": ...}}, "tx": {...}}``.
+``--history`` is pfcstat's pause history: per port and priority ``SAI_``/``EST_PORT_STAT_PFC_<n>_ON2OFF_RX_PKTS``
+and ``..._RX_PAUSE_DURATION_US``, ``EST_..._RECENT_PAUSE_TIME_US`` and ``..._RECENT_PAUSE_TIMESTAMP`` (µs since
+the epoch, printed as a local date), an empty line after each port; ``--json`` ``{port: {"PFC0": {column: ...}}}``.
 As ``pfc show priority``: CONFIG_DB PORT_QOS_MAP ``pfc_enable`` per port (``Interface``, ``Lossless
 priorities``), framed by empty lines as SONiC prints it; ``--json`` gives ``{port: "3,4"}``. An interface
 without a PORT_QOS_MAP row is "Cannot find interface <if>" on stdout, exit 0, as SONiC.
@@ -14,6 +17,7 @@ The table functions are pure; the click commands do the reading.
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import click
@@ -45,6 +49,49 @@ def pfc_text(c: Counters) -> str:
     rx = tabulate(pfc_rows(c, "RX"), ["Port Rx", *TITLES], tablefmt="simple", stralign="right")
     tx = tabulate(pfc_rows(c, "TX"), ["Port Tx", *TITLES], tablefmt="simple", stralign="right")
     return f"{rx}\n\n{tx}"
+
+
+HISTORY_HEADER = ["Port", "Priority", "RX Pause Transitions", "Total RX Pause Time US", "Recent RX Pause Time US",
+                  "Recent RX Pause Timestamp"]
+HISTORY_TOTALS = ("ON2OFF_RX_PKTS", "RX_PAUSE_DURATION_US")  # SAI_PORT_STAT_PFC_<n>_..., else EST_...
+HISTORY_RECENT = ("RECENT_PAUSE_TIME_US", "RECENT_PAUSE_TIMESTAMP")  # EST_PORT_STAT_PFC_<n>_... only
+
+
+def pause_timestamp(text: str, tz: datetime.tzinfo | None = None) -> str:
+    """Microseconds since the epoch as netstat's format_microseconds_as_datetime prints them (local time,
+    or ``tz``); anything else unchanged."""
+    try:
+        return datetime.datetime.fromtimestamp(float(text) / 1_000_000, tz).strftime("%m/%d/%Y, %H:%M:%S")
+    except (ValueError, OverflowError, OSError):
+        return text
+
+
+def history_rows(c: Counters, tz: datetime.tzinfo | None = None) -> list[list[str]]:
+    """pfcstat --history's rows: per port and priority the pause transitions, total and recent pause time
+    and the recent pause's time stamp (N/A when absent), an empty row after each port."""
+    oids = c.map(tbl.COUNTERS_PORT_NAME_MAP)
+    rows: list[list[str]] = []
+    for port in c.ports():
+        stats = c.stat(tbl.COUNTERS_TABLE, oids[port]) or {}
+        for n in PRIORITIES:
+            totals = [stats.get(f"SAI_PORT_STAT_PFC_{n}_{name}", stats.get(f"EST_PORT_STAT_PFC_{n}_{name}", NA))
+                      for name in HISTORY_TOTALS]
+            time_us, stamp = (stats.get(f"EST_PORT_STAT_PFC_{n}_{name}", NA) for name in HISTORY_RECENT)
+            rows.append([port, f"PFC{n}", *map(with_commas, totals), with_commas(time_us), pause_timestamp(stamp, tz)])
+        rows.append([])
+    return rows
+
+
+def history_text(rows: list[list[str]]) -> str:
+    return tabulate(rows, HISTORY_HEADER, tablefmt="simple", stralign="right")
+
+
+def history_json(rows: list[list[str]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for row in rows:
+        if row:
+            found.setdefault(row[0], {})[row[1]] = dict(zip(HISTORY_HEADER[2:], row[2:], strict=True))
+    return found
 
 
 def pfc_json(c: Counters) -> dict[str, Any]:
@@ -88,12 +135,19 @@ def pfc() -> None:
 
 
 @pfc.command()
+@click.option("--history", is_flag=True, help="Show the pause transitions and times per priority")
 @json_option
 @run_dir_option
-def counters(as_json: bool, run_dir: str | None) -> None:
+def counters(history: bool, as_json: bool, run_dir: str | None) -> None:
     """Show PFC frames received and sent per port and priority."""
     c = load_counters(run_dir, [tbl.COUNTERS_PORT_NAME_MAP], [(tbl.COUNTERS_TABLE, tbl.COUNTERS_PORT_NAME_MAP)])
-    if as_json:
+    if history:
+        rows = history_rows(c)
+        if as_json:
+            print_json(history_json(rows))
+        else:
+            click.echo(history_text(rows))
+    elif as_json:
         print_json(pfc_json(c))
     else:
         click.echo(pfc_text(c))

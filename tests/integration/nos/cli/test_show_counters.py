@@ -153,6 +153,10 @@ def test_show_pfc(counters, run_dir):
     assert rx.splitlines()[2].split() == ["Ethernet0", "0", "0", "0", "4,321", "0", "0", "0", "0"]
     assert tx.splitlines()[0].split()[:2] == ["Port", "Tx"] and tx.splitlines()[3].split()[1] == "N/A"
     assert json.loads(nos(run_dir, "show", "pfc", "counters", "--json").output)["rx"]["Ethernet0"]["PFC3"] == "4,321"
+    history = nos(run_dir, "show", "pfc", "counters", "--history").output.splitlines()
+    assert history[0].split()[:2] == ["Port", "Priority"] and history[2].split()[:3] == ["Ethernet0", "PFC0", "N/A"]
+    found = json.loads(nos(run_dir, "show", "pfc", "counters", "--history", "--json").output)
+    assert found["Ethernet0"]["PFC3"]["RX Pause Transitions"] == "N/A"
 
 
 def test_show_pfc_priority(sku_config, run_dir):

@@ -10,6 +10,7 @@ fields the command reads are carried over. The CLI prints most texts with ``clic
 
 from __future__ import annotations
 
+import datetime
 import json
 
 import pytest
@@ -933,3 +934,43 @@ Ethernet9      N/A        0      0.00 B/s       0.00/s        N/A        0      
 def test_show_interfaces_counters_rates() -> None:  # portstat_test.py: intf_rates (portstat -R)
     rows = portstat.port_table(SONIC_PORTSTAT, "rates")
     assert portstat.table_text(portstat.HEADER_RATES, rows) + "\n" == SONIC_INTF_RATES
+
+
+# ---- show pfc counters --history (pfcstat_input/assert_show_output.py: show_pfc_counters_history_output,
+# its Ethernet0 block; the mock keeps the history in EST_ stats; pfcstat prints local time, the test's UTC)
+
+PFC_HISTORY_STATS = {
+    **{f"EST_PORT_STAT_PFC_{n}_{name}": str(value) for n in range(1, 8) for name, value in (
+        ("ON2OFF_RX_PKTS", 20 + n), ("RX_PAUSE_DURATION_US", 20_000_000 + n), ("RECENT_PAUSE_TIME_US", 2_000_000 + n),
+        ("RECENT_PAUSE_TIMESTAMP", 2_000_000_000_000_000 + n))},
+    "EST_PORT_STAT_PFC_0_ON2OFF_RX_PKTS": "12", "EST_PORT_STAT_PFC_0_RX_PAUSE_DURATION_US": "12000000",
+    "EST_PORT_STAT_PFC_0_RECENT_PAUSE_TIME_US": "1200000",
+    "EST_PORT_STAT_PFC_0_RECENT_PAUSE_TIMESTAMP": "1200000000000000",
+}
+SONIC_PFC_HISTORY = Counters({"COUNTERS_PORT_NAME_MAP": {"Ethernet0": PORT_OIDS["Ethernet0"]}},
+                             {"COUNTERS": {PORT_OIDS["Ethernet0"]: PFC_HISTORY_STATS}})
+
+SONIC_PFC_HISTORY_TEXT = """\
+     Port    Priority    RX Pause Transitions    Total RX Pause Time US    Recent RX Pause Time US    Recent RX Pause Timestamp
+---------  ----------  ----------------------  ------------------------  -------------------------  ---------------------------
+Ethernet0        PFC0                      12                12,000,000                  1,200,000         01/10/2008, 21:20:00
+Ethernet0        PFC1                      21                20,000,001                  2,000,001         05/18/2033, 03:33:20
+Ethernet0        PFC2                      22                20,000,002                  2,000,002         05/18/2033, 03:33:20
+Ethernet0        PFC3                      23                20,000,003                  2,000,003         05/18/2033, 03:33:20
+Ethernet0        PFC4                      24                20,000,004                  2,000,004         05/18/2033, 03:33:20
+Ethernet0        PFC5                      25                20,000,005                  2,000,005         05/18/2033, 03:33:20
+Ethernet0        PFC6                      26                20,000,006                  2,000,006         05/18/2033, 03:33:20
+Ethernet0        PFC7                      27                20,000,007                  2,000,007         05/18/2033, 03:33:20
+
+"""  # noqa: E501
+
+
+def test_show_pfc_counters_history() -> None:
+    rows = pfc.history_rows(SONIC_PFC_HISTORY, datetime.UTC)
+    assert pfc.history_text(rows) + "\n" == SONIC_PFC_HISTORY_TEXT
+
+
+def test_pfc_history_is_na_without_counters() -> None:
+    c = Counters({"COUNTERS_PORT_NAME_MAP": {"Ethernet0": "oid:0x1"}})
+    assert pfc.history_rows(c)[0] == ["Ethernet0", "PFC0", "N/A", "N/A", "N/A", "N/A"]
+    assert pfc.history_json(pfc.history_rows(c))["Ethernet0"]["PFC7"]["Recent RX Pause Timestamp"] == "N/A"
