@@ -1,4 +1,4 @@
-"""``nos show queue counters [<if>] [-a] [-nz]``, ``show queue wredcounters [<if>]``,
+"""``nos show queue counters [<if>] [-a|-T] [-nz]``, ``show queue wredcounters [<if>]``,
 ``show queue watermark unicast|multicast|all`` and ``show queue persistent-watermark ...``.
 
 Reading here; the tables are made by ``queuestat`` and ``watermark`` (pure).
@@ -66,12 +66,17 @@ def queue() -> None:
 @queue.command()
 @click.argument("interfacename", required=False)
 @click.option("-a", "--all", "show_all", is_flag=True, help="Also show the trimming counters")
+@click.option("-T", "--trim", is_flag=True, help="Only the trimming counters")
 @click.option("-nz", "--nonzero", is_flag=True, help="Only queues with a non-zero counter")
 @json_option
 @run_dir_option
-def counters(interfacename: str | None, show_all: bool, nonzero: bool, as_json: bool, run_dir: str | None) -> None:
+def counters(interfacename: str | None, show_all: bool, trim: bool, nonzero: bool, as_json: bool,
+             run_dir: str | None) -> None:
     """Show queue counters (all ports, or one)."""
-    columns = (*queuestat.COUNTERS, *queuestat.TRIM) if show_all else queuestat.COUNTERS
+    if show_all:  # queuestat: --all wins over --trim
+        columns: tuple[queuestat.Column, ...] = (*queuestat.COUNTERS, *queuestat.TRIM)
+    else:
+        columns = queuestat.TRIM if trim else queuestat.COUNTERS
     _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), columns, interfacename, nonzero, as_json,
                   queuestat.NAMESPACE_HEADING)
 

@@ -974,3 +974,62 @@ def test_pfc_history_is_na_without_counters() -> None:
     c = Counters({"COUNTERS_PORT_NAME_MAP": {"Ethernet0": "oid:0x1"}})
     assert pfc.history_rows(c)[0] == ["Ethernet0", "PFC0", "N/A", "N/A", "N/A", "N/A"]
     assert pfc.history_json(pfc.history_rows(c))["Ethernet0"]["PFC7"]["Recent RX Pause Timestamp"] == "N/A"
+
+
+# ---- show queue counters --trim Ethernet4 (queuestat_input/assert_show_output.py: trim_eth4_counters) ---
+# Ethernet4's 30 queues in the mock COUNTERS_DB: trimming counters on UC0 (all 0) and UC1 only.
+
+TRIM_STATS = ("SAI_QUEUE_STAT_TRIM_PACKETS", "SAI_QUEUE_STAT_TX_TRIM_PACKETS", "SAI_QUEUE_STAT_DROPPED_TRIM_PACKETS")
+ETH4_QUEUES = {i: f"oid:0x15000000000{0x37f + i:03x}" for i in range(30)}
+SONIC_TRIM = Counters(
+    {"COUNTERS_PORT_NAME_MAP": {"Ethernet4": "oid:0x1000000000013"},
+     "COUNTERS_QUEUE_NAME_MAP": {f"Ethernet4:{i}": oid for i, oid in ETH4_QUEUES.items()},
+     "COUNTERS_QUEUE_PORT_MAP": dict.fromkeys(ETH4_QUEUES.values(), "oid:0x1000000000013"),
+     "COUNTERS_QUEUE_INDEX_MAP": {oid: str(i) for i, oid in ETH4_QUEUES.items()},
+     "COUNTERS_QUEUE_TYPE_MAP": {oid: kind for oid, kind in zip(ETH4_QUEUES.values(), QUEUE_TYPES, strict=True)}},
+    {"COUNTERS": {ETH4_QUEUES[0]: dict.fromkeys(TRIM_STATS, "0"),
+                  ETH4_QUEUES[1]: dict(zip(TRIM_STATS, ("100", "50", "50"), strict=True)),
+                  **{ETH4_QUEUES[i]: {"SAI_QUEUE_STAT_PACKETS": "1"} for i in range(2, 30)}}},
+)
+
+SONIC_QUEUE_TRIM_ETH4 = """\
+For namespace :
+     Port    TxQ    Trim/pkts    TrimSent/pkts    TrimDrop/pkts
+---------  -----  -----------  ---------------  ---------------
+Ethernet4    UC0            0                0                0
+Ethernet4    UC1          100               50               50
+Ethernet4    UC2          N/A              N/A              N/A
+Ethernet4    UC3          N/A              N/A              N/A
+Ethernet4    UC4          N/A              N/A              N/A
+Ethernet4    UC5          N/A              N/A              N/A
+Ethernet4    UC6          N/A              N/A              N/A
+Ethernet4    UC7          N/A              N/A              N/A
+Ethernet4    UC8          N/A              N/A              N/A
+Ethernet4    UC9          N/A              N/A              N/A
+Ethernet4   MC10          N/A              N/A              N/A
+Ethernet4   MC11          N/A              N/A              N/A
+Ethernet4   MC12          N/A              N/A              N/A
+Ethernet4   MC13          N/A              N/A              N/A
+Ethernet4   MC14          N/A              N/A              N/A
+Ethernet4   MC15          N/A              N/A              N/A
+Ethernet4   MC16          N/A              N/A              N/A
+Ethernet4   MC17          N/A              N/A              N/A
+Ethernet4   MC18          N/A              N/A              N/A
+Ethernet4   MC19          N/A              N/A              N/A
+Ethernet4  ALL20          N/A              N/A              N/A
+Ethernet4  ALL21          N/A              N/A              N/A
+Ethernet4  ALL22          N/A              N/A              N/A
+Ethernet4  ALL23          N/A              N/A              N/A
+Ethernet4  ALL24          N/A              N/A              N/A
+Ethernet4  ALL25          N/A              N/A              N/A
+Ethernet4  ALL26          N/A              N/A              N/A
+Ethernet4  ALL27          N/A              N/A              N/A
+Ethernet4  ALL28          N/A              N/A              N/A
+Ethernet4  ALL29          N/A              N/A              N/A
+
+"""
+
+
+def test_show_queue_counters_trim() -> None:
+    found = queuestat.queue_rows(SONIC_TRIM, queuestat.TRIM, "Ethernet4")
+    assert queuestat.queue_text(found, queuestat.TRIM, queuestat.NAMESPACE_HEADING) == SONIC_QUEUE_TRIM_ETH4
