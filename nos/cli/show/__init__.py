@@ -1,9 +1,10 @@
 """``nos show ...``: SONiC's show commands, same words and columns, ``--json`` on each.
 
 ``interfaces status|portchannel|counters [errors|rates]``, ``vlan brief|config``, ``ip|ipv6 interfaces``,
-``ip|ipv6 route``, ``queue counters|wredcounters|watermark|persistent-watermark``, ``pfc counters|priority``,
-``pfcwd config|stats``, ``priority-group watermark|persistent-watermark|drop counters``, ``qos interface``,
-``ecn``, ``buffer_pool|headroom-pool watermark|persistent-watermark``, ``buffer configuration``,
+``ip|ipv6 route``, ``queue counters|wredcounters|watermark|persistent-watermark``,
+``pfc counters|priority|asymmetric``, ``pfcwd config|stats``,
+``priority-group watermark|persistent-watermark|drop counters``, ``qos interface``, ``ecn``,
+``buffer_pool|headroom-pool watermark|persistent-watermark``, ``buffer configuration``,
 ``mac``, ``runningconfiguration all``,
 and ``errors`` (ours: entries that were refused).
 Reading is in the command modules (``interfaces.read_snapshot``), formatting in ``render`` (pure).

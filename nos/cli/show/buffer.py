@@ -3,15 +3,20 @@ watermark`` and ``nos show buffer configuration``, as sonic-utilities prints the
 
 * The pool watermarks are ``watermarkstat -t buffer_pool`` / ``-t headroom_pool``: a title ("Shared pool
   maximum occupancy:" / "Headroom pool maximum occupancy:"), then ``Pool  Bytes`` per pool of
-  ``COUNTERS_BUFFER_POOL_NAME_MAP``, the value of ``SAI_BUFFER_POOL_STAT_WATERMARK_BYTES`` /
+  ``COUNTERS_BUFFER_POOL_NAME_MAP`` (naturally sorted), the value of ``SAI_BUFFER_POOL_STAT_WATERMARK_BYTES`` /
   ``..._XOFF_ROOM_WATERMARK_BYTES`` in ``USER_WATERMARKS:<oid>`` (``PERSISTENT_WATERMARKS`` for the
-  persistent form), N/A when absent.
-* ``buffer configuration`` is ``mmuconfig -l``: "Pool: <name>" and a two-column table of its CONFIG_DB
-  fields, for every BUFFER_POOL, then "Profile: <name>" likewise for every BUFFER_PROFILE; in the dynamic
-  model (DEVICE_METADATA buffer_model) "Lossless traffic pattern:" first.
+  persistent form), N/A when absent. The headroom pool is the ingress lossless pool: watermarkstat lists
+  only the pools whose name holds ``ingress_lossless``.
+* ``buffer configuration`` is ``mmuconfig -l`` on CONFIG_DB: "Lossless traffic pattern:" and a two-column
+  table for each DEFAULT_LOSSLESS_BUFFER_PARAMETER row, "Pool: <name>" likewise for every BUFFER_POOL, then
+  "Profile: <name>" for every BUFFER_PROFILE, each table followed by an empty line. Rows come in the order
+  the database returns their keys and fields in the order of the hash (mmuconfig sorts nothing), through
+  ConfigDBConnector's typing (the ``NULL`` field dropped, ``name@`` a list). ``-vv`` adds the totals.
 
-``--json``: a list of ``{"Pool": ..., "Bytes": ...}``; for the configuration ``{"pools": ..., "profiles": ...}``.
-Rendering is pure (``pool_rows``, ``configuration_text``).
+``--json``: a list of ``{"Pool": ..., "Bytes": ...}`` for every pool (the headroom pool's too, as before);
+for the configuration ``{"pools": ..., "profiles": ...}``.
+Rendering is pure (``pool_rows``, ``pool_text``, ``configuration_text``); the rows are read in the database's
+key order (``load_snapshot(..., db_order=True)``).
 """
 
 from __future__ import annotations
@@ -23,38 +28,60 @@ from tabulate import tabulate
 
 from nos.cli.common import connect, fail, json_option, print_json, run_dir_option
 from nos.cli.show.counters_db import PERSISTENT_WATERMARKS, USER_WATERMARKS, Counters, load_counters, stat_value
-from nos.cli.show.render import natsorted
+from nos.cli.show.interfaces import load_snapshot
+from nos.cli.show.render import Row, natsorted
 from nos.db import Table
+from nos.db.connector import DBConnector
 from nos.db.errors import DbError
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import CONFIG_DB
 
-Rows = Mapping[str, Mapping[str, str]]
+Rows = Mapping[str, Row]
 KINDS = {
     "buffer_pool": ("Shared pool maximum occupancy:", "SAI_BUFFER_POOL_STAT_WATERMARK_BYTES"),
     "headroom_pool": ("Headroom pool maximum occupancy:", "SAI_BUFFER_POOL_STAT_XOFF_ROOM_WATERMARK_BYTES"),
 }
+HEADROOM_POOL_MARK = "ingress_lossless"  # watermarkstat: the headroom pool is the ingress lossless pool
+CONFIGURATION_TABLES = ((CONFIG_DB, tbl.CFG_DEFAULT_LOSSLESS_BUFFER_PARAMETER),
+                        (CONFIG_DB, tbl.CFG_BUFFER_POOL_TABLE_NAME), (CONFIG_DB, tbl.CFG_BUFFER_PROFILE_TABLE_NAME))
 EMPTY = "Object map is empty!"
+NO_POOLS = "No buffer pool information available"
+NO_PROFILES = "No buffer profile information available"
 
 
-def pool_rows(c: Counters, table: str, stat: str) -> list[list[str]]:
-    """``[pool, bytes]`` for every pool of COUNTERS_BUFFER_POOL_NAME_MAP, naturally sorted."""
+def pool_rows(c: Counters, table: str, stat: str, headroom: bool = False) -> list[list[str]]:
+    """``[pool, bytes]`` for every pool of COUNTERS_BUFFER_POOL_NAME_MAP (only the ingress lossless
+    pools for the headroom pool), naturally sorted."""
     pools = c.map(tbl.COUNTERS_BUFFER_POOL_NAME_MAP)
-    return [[name, stat_value(c.stat(table, pools[name]), stat)] for name in natsorted(pools)]
+    return [[name, stat_value(c.stat(table, pools[name]), stat)] for name in natsorted(pools)
+            if not headroom or HEADROOM_POOL_MARK in name]
 
 
-def _fields_table(fields: Mapping[str, str]) -> str:
-    return tabulate(sorted(fields.items()), tablefmt="simple", disable_numparse=True)
+def pool_text(title: str, rows: list[list[str]]) -> str:
+    """watermarkstat's table (numbers parsed by tabulate, as it does)."""
+    return title + "\n" + tabulate(rows, ["Pool", "Bytes"], tablefmt="simple", stralign="right")
 
 
-def configuration_text(pools: Rows, profiles: Rows, pattern: Rows | None = None) -> str:
-    """mmuconfig -l's output for CONFIG_DB's pools and profiles."""
-    parts = []
-    for name, fields in (pattern or {}).items():
-        parts.append(f"Lossless traffic pattern ({name}):\n{_fields_table(fields)}\n")
-    parts += [f"Pool: {name}\n{_fields_table(pools[name])}\n" for name in natsorted(pools)]
-    parts += [f"Profile: {name}\n{_fields_table(profiles[name])}\n" for name in natsorted(profiles)]
-    return "\n".join(parts)
+def _section(title: str, fields: Row) -> str:
+    return f"{title}\n{tabulate([[name, value] for name, value in fields.items()])}\n\n"
+
+
+def configuration_text(pools: Rows, profiles: Rows, pattern: Rows | None = None, verbose: bool = False) -> str:
+    """mmuconfig -l's output (every line ends in a newline) for CONFIG_DB's rows, in their order."""
+    parts = [_section("Lossless traffic pattern:", fields) for fields in (pattern or {}).values()]
+    if pools:
+        parts += [_section(f"Pool: {name}", fields) for name, fields in pools.items()]
+        if verbose:
+            parts.append(f"Total pools: {len(pools)}\n\n\n")
+    else:
+        parts.append(NO_POOLS + "\n")
+    if profiles:
+        parts += [_section(f"Profile: {name}", fields) for name, fields in profiles.items()]
+        if verbose:
+            parts.append(f"Total profiles: {len(profiles)}\n")
+    else:
+        parts.append(NO_PROFILES + "\n")
+    return "".join(parts)
 
 
 def _pool_group(name: str, kind: str) -> click.Group:
@@ -67,14 +94,12 @@ def _pool_group(name: str, kind: str) -> click.Group:
         def show(as_json: bool, run_dir: str | None, table: str = table) -> None:
             c = load_counters(run_dir, [tbl.COUNTERS_BUFFER_POOL_NAME_MAP],
                               [(table, tbl.COUNTERS_BUFFER_POOL_NAME_MAP)])
-            rows = pool_rows(c, table, stat)
-            if as_json:
-                print_json([{"Pool": pool, "Bytes": value} for pool, value in rows])
-            elif not rows:
+            if as_json:  # every pool, as before (the text follows watermarkstat)
+                print_json([{"Pool": pool, "Bytes": value} for pool, value in pool_rows(c, table, stat)])
+            elif not c.map(tbl.COUNTERS_BUFFER_POOL_NAME_MAP):
                 fail(EMPTY)
             else:
-                click.echo(title + "\n" + tabulate(rows, ["Pool", "Bytes"], tablefmt="simple", stralign="right",
-                                                   disable_numparse=True))
+                click.echo(pool_text(title, pool_rows(c, table, stat, headroom=kind == "headroom_pool")))
     return group
 
 
@@ -88,22 +113,29 @@ def buffer() -> None:
 
 
 @buffer.command("configuration")
+@click.option("-vv", "--verbose", is_flag=True, help="Also print the number of pools and profiles")
 @json_option
 @run_dir_option
-def configuration(as_json: bool, run_dir: str | None) -> None:
-    """Show the buffer pools and profiles (mmuconfig -l)."""
-    _, dbs = connect(run_dir)
-    try:
-        db = dbs[CONFIG_DB]
-        pools = Table(db, tbl.CFG_BUFFER_POOL_TABLE_NAME).get_all()
-        profiles = Table(db, tbl.CFG_BUFFER_PROFILE_TABLE_NAME).get_all()
-        model = (Table(db, tbl.CFG_DEVICE_METADATA_TABLE_NAME).get("localhost") or {}).get("buffer_model")
-        pattern = Table(db, tbl.CFG_LOSSLESS_TRAFFIC_PATTERN_TABLE_NAME).get_all() if model == "dynamic" else None
-    except DbError as exc:
-        fail(f"cannot read the switch's databases: {exc}")
-    finally:
-        dbs.close()
+def configuration(verbose: bool, as_json: bool, run_dir: str | None) -> None:
+    """Show the lossless traffic pattern, the buffer pools and profiles (mmuconfig -l)."""
     if as_json:
-        print_json({"pools": pools, "profiles": profiles, **({"lossless_traffic_pattern": pattern} if pattern else {})})
-    else:
-        click.echo(configuration_text(pools, profiles, pattern))
+        _, dbs = connect(run_dir)
+        try:
+            _print_configuration_json(dbs[CONFIG_DB])
+        except DbError as exc:
+            fail(f"cannot read the switch's databases: {exc}")
+        finally:
+            dbs.close()
+        return
+    snap = load_snapshot(run_dir, CONFIGURATION_TABLES, db_order=True)
+    pattern, pools, profiles = (snap.rows(db, table) for db, table in CONFIGURATION_TABLES)
+    click.echo(configuration_text(pools, profiles, pattern, verbose), nl=False)
+
+
+def _print_configuration_json(db: DBConnector) -> None:
+    """Our --json: pools and profiles, and in the dynamic model the lossless traffic pattern."""
+    pools = Table(db, tbl.CFG_BUFFER_POOL_TABLE_NAME).get_all()
+    profiles = Table(db, tbl.CFG_BUFFER_PROFILE_TABLE_NAME).get_all()
+    model = (Table(db, tbl.CFG_DEVICE_METADATA_TABLE_NAME).get("localhost") or {}).get("buffer_model")
+    pattern = Table(db, tbl.CFG_LOSSLESS_TRAFFIC_PATTERN_TABLE_NAME).get_all() if model == "dynamic" else None
+    print_json({"pools": pools, "profiles": profiles, **({"lossless_traffic_pattern": pattern} if pattern else {})})

@@ -129,9 +129,9 @@ def with_commas(value: str) -> str:
 
 
 def read_counters(dbs: Databases, maps: Iterable[str], stats: Iterable[tuple[str, str]] = (),
-                  tables: Iterable[TableId] = ()) -> Counters:
+                  tables: Iterable[TableId] = (), db_order: bool = False) -> Counters:
     """The named map hashes, the ``<table>:<oid>`` hashes of every oid in the map named with each stats
-    table, and the other DBs' tables (``read_snapshot``)."""
+    table, and the other DBs' tables (``read_snapshot``, in the database's key order with ``db_order``)."""
     client = dbs[COUNTERS_DB].client
     map_names = list(dict.fromkeys([*maps, *(m for _, m in stats)]))
     with map_redis_errors("read COUNTERS_DB maps"):
@@ -149,7 +149,7 @@ def read_counters(dbs: Databases, maps: Iterable[str], stats: Iterable[tuple[str
     for (table, oid), fields in zip(wanted, values, strict=True):
         if fields:
             read_stats.setdefault(table, {})[oid] = fields
-    return Counters(read_maps, read_stats, read_snapshot(dbs, tables))
+    return Counters(read_maps, read_stats, read_snapshot(dbs, tables, db_order))
 
 
 def load_counters(run_dir: str | None, maps: Iterable[str], stats: Iterable[tuple[str, str]] = (),

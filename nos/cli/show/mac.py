@@ -5,8 +5,9 @@ As sonic-utilities' ``scripts/fdbshow``, read from ASIC_DB (not STATE_DB): every
 (``SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID``) leads through ``SAI_BRIDGE_PORT_ATTR_PORT_ID`` to a port or LAG named
 by COUNTERS_PORT_NAME_MAP / COUNTERS_LAG_NAME_MAP, the ``bvid`` to ``SAI_VLAN_ATTR_VLAN_ID``;
 ``SAI_FDB_ENTRY_TYPE_STATIC`` is Static, anything else Dynamic. Entries whose bridge port or VLAN cannot
-be resolved are skipped, as fdbshow does. Sorted by VLAN (stable), numbered, then
-``Total number of entries N``. ``--json`` gives the records.
+be resolved are skipped, as fdbshow does; a port oid that names no port or LAG is printed without its
+``oid:0x``, as fdbshow does. Sorted by VLAN, stable over the order Redis returns the keys (as fdbshow),
+numbered, then ``Total number of entries N``. ``--json`` gives the records.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ BRIDGE_PORT_TABLE = f"{tbl.ASIC_STATE_TABLE}:SAI_OBJECT_TYPE_BRIDGE_PORT"
 VLAN_TABLE = f"{tbl.ASIC_STATE_TABLE}:SAI_OBJECT_TYPE_VLAN"
 FDB_TABLES: tuple[TableId, ...] = ((ASIC_DB, FDB_TABLE), (ASIC_DB, BRIDGE_PORT_TABLE), (ASIC_DB, VLAN_TABLE))
 HEADER = ["No.", "Vlan", "MacAddress", "Port", "Type"]
+OID_PREFIX = "oid:0x"
 MAC = re.compile(r"([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}")
 
 
@@ -64,7 +66,7 @@ def fdb_entries(snap: Snapshot, names: Mapping[str, str]) -> list[FdbEntry]:
             target = bridge_ports.get(str(row.get("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", "")))
             if not isinstance(target, str):
                 continue
-            port = names.get(target, target)
+            port = names.get(target, target.removeprefix(OID_PREFIX))  # fdbshow prints an unknown oid bare
         vlan = entry.get("vlan") or vlans.get(str(entry.get("bvid", "")), {}).get("SAI_VLAN_ATTR_VLAN_ID")
         if not isinstance(vlan, str | int) or not str(vlan).isdigit():
             continue
@@ -113,7 +115,8 @@ def mac(vlan: str | None, port: str | None, address: str | None, kind: str | Non
     """Show the MAC (FDB) entries the ASIC holds."""
     _, dbs = connect(run_dir)
     try:
-        c = read_counters(dbs, [tbl.COUNTERS_PORT_NAME_MAP, tbl.COUNTERS_LAG_NAME_MAP], tables=FDB_TABLES)
+        c = read_counters(dbs, [tbl.COUNTERS_PORT_NAME_MAP, tbl.COUNTERS_LAG_NAME_MAP], tables=FDB_TABLES,
+                          db_order=True)
     except DbError as exc:
         fail(f"cannot read the switch's databases: {exc}")
     finally:

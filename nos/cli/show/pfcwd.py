@@ -1,6 +1,6 @@
 """``nos show pfcwd config [ports]`` and ``nos show pfcwd stats [-e] [queues]`` (sonic-utilities pfcwd/main.py).
 
-* config: CONFIG_DB ``PFC_WD|<port>`` per port of COUNTERS_PORT_NAME_MAP that has a row, columns ``PORT
+* config: CONFIG_DB ``PFC_WD|<port>`` per ``Ethernet*`` port of COUNTERS_PORT_NAME_MAP that has a row, columns ``PORT
   ACTION "DETECTION TIME" "RESTORATION TIME" HISTORY`` (defaults drop, N/A, infinite, disable; HISTORY is
   ``pfc_stat_history``), preceded by "Changed polling interval to <n>ms" and "BIG_RED_SWITCH status is <s>"
   when ``PFC_WD|GLOBAL`` has them.
@@ -37,6 +37,7 @@ CONFIG_DESCRIPTION = (("ACTION", "action", "drop"), ("DETECTION TIME", "detectio
                       ("HISTORY", "pfc_stat_history", "disable"))
 STATS_HEADER = ["QUEUE", "STATUS", *(d[0] for d in STATS_DESCRIPTION)]
 CONFIG_HEADER = ["PORT", *(d[0] for d in CONFIG_DESCRIPTION)]
+PHYSICAL = "Ethernet"  # pfcwd's get_all_ports: the physical ports of COUNTERS_PORT_NAME_MAP
 CONFIG_JSON_COLUMNS = len(CONFIG_HEADER) - 1  # --json leaves out HISTORY
 
 
@@ -54,10 +55,14 @@ def stats_rows(c: Counters, queues: tuple[str, ...] = (), empty: bool = False) -
     return out
 
 
+def stats_text(table: list[list[str]]) -> str:
+    return tabulate(table, STATS_HEADER, stralign="right", numalign="right", tablefmt="simple")
+
+
 def config_rows(c: Counters, ports: tuple[str, ...] = ()) -> list[list[str]]:
     wd = c.rows.rows(CONFIG_DB, tbl.CFG_PFC_WD_TABLE_NAME)
     out = []
-    for port in ports or tuple(natsorted(c.map(tbl.COUNTERS_PORT_NAME_MAP))):
+    for port in ports or tuple(natsorted(p for p in c.map(tbl.COUNTERS_PORT_NAME_MAP) if p.startswith(PHYSICAL))):
         row = wd.get(port)
         if row:
             out.append([port, *(str(row.get(name, default)) for _, name, default in CONFIG_DESCRIPTION)])
@@ -108,7 +113,7 @@ def stats(empty: bool, queues: tuple[str, ...], as_json: bool, run_dir: str | No
     if as_json:
         print_json(to_json(table, STATS_HEADER))
     else:
-        click.echo(tabulate(table, STATS_HEADER, stralign="right", numalign="right", tablefmt="simple"))
+        click.echo(stats_text(table))
 
 
 @pfcwd.command()

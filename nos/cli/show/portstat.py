@@ -2,7 +2,9 @@
 
 SONiC's portstat (sonic-utilities ``utilities_common/portstat.py``): per port in COUNTERS_PORT_NAME_MAP,
 RX_OK = ``SAI_PORT_STAT_IF_IN_UCAST_PKTS`` + ``..._IF_IN_NON_UCAST_PKTS``, RX_ERR = ``..._IF_IN_ERRORS``,
-RX_DRP = ``..._IF_IN_DISCARDS``, RX_OVR = ``..._ETHER_RX_OVERSIZE_PKTS`` (TX alike), printed with
+RX_DRP = ``..._IF_IN_DISCARDS``, RX_OVR = ``..._ETHER_RX_OVERSIZE_PKTS`` (TX alike), and with ``-a`` the
+trimming counters TRIM/TRIM_TX/TRIM_DRP (``..._TRIM_PACKETS``, ``_TX_TRIM_PACKETS``,
+``_DROPPED_TRIM_PACKETS``; not in ``--json``, which keeps its columns), printed with
 thousands separators, N/A when the stat (or the port's whole ``COUNTERS:<oid>`` hash) is absent. STATE
 is U (admin and oper up), D (oper down), X (admin down) from APPL_DB PORT_TABLE. The rates are not
 computed here: as portstat does, they are read from ``RATES:<oid>`` (``RX_BPS``, ``RX_PPS``, ``TX_BPS``,
@@ -28,11 +30,13 @@ from nos.schema.dbconfig import APPL_DB, STATE_DB
 
 HEADER_STD = ("IFACE", "STATE", "RX_OK", "RX_BPS", "RX_UTIL", "RX_ERR", "RX_DRP", "RX_OVR",
               "TX_OK", "TX_BPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR")
-HEADER_ALL = ("IFACE", "STATE", "RX_OK", "RX_BPS", "RX_PPS", "RX_UTIL", "RX_ERR", "RX_DRP", "RX_OVR",
-              "TX_OK", "TX_BPS", "TX_PPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR")
+HEADER_ALL_JSON = ("IFACE", "STATE", "RX_OK", "RX_BPS", "RX_PPS", "RX_UTIL", "RX_ERR", "RX_DRP", "RX_OVR",
+                   "TX_OK", "TX_BPS", "TX_PPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR")
+HEADER_ALL = (*HEADER_ALL_JSON, "TRIM", "TRIM_TX", "TRIM_DRP")
 HEADER_ERRORS = ("IFACE", "STATE", "RX_ERR", "RX_DRP", "RX_OVR", "TX_ERR", "TX_DRP", "TX_OVR")
 HEADER_RATES = ("IFACE", "STATE", "RX_OK", "RX_BPS", "RX_PPS", "RX_UTIL", "TX_OK", "TX_BPS", "TX_PPS", "TX_UTIL")
 VIEWS = {"std": HEADER_STD, "all": HEADER_ALL, "errors": HEADER_ERRORS, "rates": HEADER_RATES}
+JSON_VIEWS = {**VIEWS, "all": HEADER_ALL_JSON}  # --json -a as before the trimming columns
 
 _P = "SAI_PORT_STAT_"
 COUNTER_STATS = {
@@ -40,6 +44,7 @@ COUNTER_STATS = {
     "RX_DRP": (f"{_P}IF_IN_DISCARDS",), "RX_OVR": (f"{_P}ETHER_RX_OVERSIZE_PKTS",),
     "TX_OK": (f"{_P}IF_OUT_UCAST_PKTS", f"{_P}IF_OUT_NON_UCAST_PKTS"), "TX_ERR": (f"{_P}IF_OUT_ERRORS",),
     "TX_DRP": (f"{_P}IF_OUT_DISCARDS",), "TX_OVR": (f"{_P}ETHER_TX_OVERSIZE_PKTS",),
+    "TRIM": (f"{_P}TRIM_PACKETS",), "TRIM_TX": (f"{_P}TX_TRIM_PACKETS",), "TRIM_DRP": (f"{_P}DROPPED_TRIM_PACKETS",),
 }
 PORT_TABLES = ((APPL_DB, tbl.APP_PORT_TABLE_NAME), (STATE_DB, tbl.STATE_PORT_TABLE_NAME))
 
@@ -110,9 +115,10 @@ def port_values(c: Counters, port: str) -> dict[str, str]:
     return values
 
 
-def port_table(c: Counters, view: str = "std", names: set[str] | None = None) -> list[list[str]]:
-    """One row per port (naturally sorted; only ``names`` when given), the view's columns."""
-    header = VIEWS[view]
+def port_table(c: Counters, view: str = "std", names: set[str] | None = None,
+               header: Sequence[str] | None = None) -> list[list[str]]:
+    """One row per port (naturally sorted; only ``names`` when given), the view's columns (or ``header``)."""
+    header = header or VIEWS[view]
     return [[port_values(c, port)[column] for column in header] for port in c.ports()
             if names is None or port in names]
 
@@ -144,10 +150,12 @@ def _names(text: str | None, ports: list[str]) -> set[str] | None:
 def show_ports(run_dir: str | None, view: str, interfaces: str | None, as_json: bool) -> None:
     stats = [(tbl.COUNTERS_TABLE, tbl.COUNTERS_PORT_NAME_MAP), (RATES_TABLE, tbl.COUNTERS_PORT_NAME_MAP)]
     c = load_counters(run_dir, [tbl.COUNTERS_PORT_NAME_MAP], stats, PORT_TABLES)
-    rows = port_table(c, view, _names(interfaces, c.ports()))
+    names = _names(interfaces, c.ports())
     if as_json:
-        print_json(table_json(VIEWS[view], rows))
-    elif rows:
+        print_json(table_json(JSON_VIEWS[view], port_table(c, view, names, JSON_VIEWS[view])))
+        return
+    rows = port_table(c, view, names)
+    if rows:
         click.echo(table_text(VIEWS[view], rows))
 
 

@@ -1,4 +1,4 @@
-"""``nos show queue counters [<if>] [-a] [-nz]``, ``show queue wredcounters [<if>]``,
+"""``nos show queue counters [<if>] [-a|-T] [-nz]``, ``show queue wredcounters [<if>]``,
 ``show queue watermark unicast|multicast|all`` and ``show queue persistent-watermark ...``.
 
 Reading here; the tables are made by ``queuestat`` and ``watermark`` (pure).
@@ -45,11 +45,11 @@ def _queue_counters(run_dir: str | None, stats_table: str) -> Counters:
 
 
 def _print_queues(c: Counters, columns: Sequence[queuestat.Column], port: str | None, nonzero: bool,
-                  as_json: bool, heading: str | None = None) -> None:
+                  as_json: bool, heading: str | None = None, zero: frozenset[str] = queuestat.ZERO) -> None:
     if port is not None and port not in c.map(tbl.COUNTERS_PORT_NAME_MAP):
         fail(f"Port doesn't exist! {port}")
     try:
-        found = queuestat.queue_rows(c, columns, port, nonzero)
+        found = queuestat.queue_rows(c, columns, port, nonzero, zero)
     except CountersError as exc:
         fail(str(exc))
     if as_json:
@@ -66,12 +66,17 @@ def queue() -> None:
 @queue.command()
 @click.argument("interfacename", required=False)
 @click.option("-a", "--all", "show_all", is_flag=True, help="Also show the trimming counters")
+@click.option("-T", "--trim", is_flag=True, help="Only the trimming counters")
 @click.option("-nz", "--nonzero", is_flag=True, help="Only queues with a non-zero counter")
 @json_option
 @run_dir_option
-def counters(interfacename: str | None, show_all: bool, nonzero: bool, as_json: bool, run_dir: str | None) -> None:
+def counters(interfacename: str | None, show_all: bool, trim: bool, nonzero: bool, as_json: bool,
+             run_dir: str | None) -> None:
     """Show queue counters (all ports, or one)."""
-    columns = (*queuestat.COUNTERS, *queuestat.TRIM) if show_all else queuestat.COUNTERS
+    if show_all:  # queuestat: --all wins over --trim
+        columns: tuple[queuestat.Column, ...] = (*queuestat.COUNTERS, *queuestat.TRIM)
+    else:
+        columns = queuestat.TRIM if trim else queuestat.COUNTERS
     _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), columns, interfacename, nonzero, as_json,
                   queuestat.NAMESPACE_HEADING)
 
@@ -83,7 +88,8 @@ def counters(interfacename: str | None, show_all: bool, nonzero: bool, as_json: 
 @run_dir_option
 def wredcounters(interfacename: str | None, nonzero: bool, as_json: bool, run_dir: str | None) -> None:
     """Show WRED drop and ECN mark counters per queue."""
-    _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), queuestat.WRED, interfacename, nonzero, as_json)
+    _print_queues(_queue_counters(run_dir, tbl.COUNTERS_TABLE), queuestat.WRED, interfacename, nonzero, as_json,
+                  zero=queuestat.WRED_ZERO)
 
 
 QUEUE_KINDS = {"unicast": "q_shared_uni", "multicast": "q_shared_multi", "all": "q_shared_all"}

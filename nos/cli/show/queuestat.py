@@ -6,7 +6,8 @@ single-ASIC switch; ``show queue wredcounters``, sonic-utilities' wredstat, has 
 queue (COUNTERS_QUEUE_NAME_MAP, natural order) labelled type + index (``UC0``; ``MC10`` for a multicast
 queue of index 10), values from ``COUNTERS:<queue oid>`` with thousands separators, N/A when the stat is
 absent. ``-a`` adds the trimming columns; ``-nz`` drops rows whose values are all ``0`` (an N/A row
-stays, as in queuestat). ``--json`` is queuestat's ``-j`` shape: ``{port: {"UC0": {"totalpacket": ...}}}``.
+stays, as in queuestat; wredstat counts N/A as zero).
+``--json`` is queuestat's ``-j`` shape: ``{port: {"UC0": {"totalpacket": ...}}}``.
 Pure: plain data in, text and records out.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from nos.cli.show.counters_db import Counters, queues, stat_value, with_commas
+from nos.cli.show.counters_db import NA, Counters, queues, stat_value, with_commas
 from nos.schema.tables import COUNTERS_TABLE
 
 
@@ -58,9 +59,14 @@ class QueueRow:
         return [self.port, self.label, *(with_commas(v) for v in self.raw)]
 
 
+ZERO = frozenset({"0"})             # queuestat -nz: an N/A row stays
+WRED_ZERO = frozenset({"0", NA})    # wredstat -nz: N/A counts as zero
+
+
 def queue_rows(c: Counters, columns: Sequence[Column], port: str | None = None,
-               nonzero: bool = False) -> dict[str, list[QueueRow]]:
-    """Port -> its rows (every port in COUNTERS_PORT_NAME_MAP, or just ``port``)."""
+               nonzero: bool = False, zero: frozenset[str] = ZERO) -> dict[str, list[QueueRow]]:
+    """Port -> its rows (every port in COUNTERS_PORT_NAME_MAP, or just ``port``); with ``nonzero`` only the
+    rows with a value not in ``zero``."""
     found: dict[str, list[QueueRow]] = {}
     for name, members in queues(c).items():
         if port is not None and name != port:
@@ -69,7 +75,7 @@ def queue_rows(c: Counters, columns: Sequence[Column], port: str | None = None,
         for queue in members:
             stats = c.stat(COUNTERS_TABLE, queue.oid)
             raw = tuple(stat_value(stats, column.stat) for column in columns)
-            if not nonzero or any(value != "0" for value in raw):
+            if not nonzero or any(value not in zero for value in raw):
                 rows.append(QueueRow(name, queue.label, raw))
         found[name] = rows
     return found
@@ -92,5 +98,5 @@ def queue_json(found: Mapping[str, Sequence[QueueRow]], columns: Sequence[Column
                    for row in rows} for port, rows in found.items()}
 
 
-__all__ = ["COUNTERS", "NAMESPACE_HEADING", "TRIM", "WRED", "Column", "QueueRow", "queue_json", "queue_rows",
-           "queue_text"]
+__all__ = ["COUNTERS", "NAMESPACE_HEADING", "TRIM", "WRED", "WRED_ZERO", "ZERO", "Column", "QueueRow", "queue_json",
+           "queue_rows", "queue_text"]

@@ -36,9 +36,7 @@ KINDS = {
     "q_shared_multi": Kind("Egress shared pool occupancy per multicast queue:", "queue", "MC", _Q_WM,
                            "Object map from the COUNTERS_DB is empty because the multicast queues are not "
                            "configured in the CONFIG_DB!", False),
-    "q_shared_all": Kind("Egress shared pool occupancy per all queues:", "queue", "ALL", _Q_WM,
-                         "Object map from the COUNTERS_DB is empty because queue type ALL is not configured "
-                         "in the CONFIG_DB!", False),
+    "q_shared_all": Kind("Egress shared pool occupancy per all queues:", "queue", "ALL", _Q_WM),
     "pg_shared": Kind("Ingress shared pool occupancy per PG:", "pg", "PG",
                       "SAI_INGRESS_PRIORITY_GROUP_STAT_SHARED_WATERMARK_BYTES"),
     "pg_headroom": Kind("Ingress headroom per PG:", "pg", "PG",

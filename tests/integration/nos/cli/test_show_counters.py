@@ -78,7 +78,7 @@ def test_show_interfaces_counters(counters, run_dir):
     assert nos(run_dir, "show", "interfaces", "counters").output == INTERFACE_COUNTERS
     assert nos(run_dir, "show", "interfaces", "counters", "-a").output.splitlines()[0].split() == [
         "IFACE", "STATE", "RX_OK", "RX_BPS", "RX_PPS", "RX_UTIL", "RX_ERR", "RX_DRP", "RX_OVR", "TX_OK", "TX_BPS",
-        "TX_PPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR"]
+        "TX_PPS", "TX_UTIL", "TX_ERR", "TX_DRP", "TX_OVR", "TRIM", "TRIM_TX", "TRIM_DRP"]
     assert nos(run_dir, "show", "interfaces", "counters", "errors").output.splitlines()[0].split() == [
         "IFACE", "STATE", "RX_ERR", "RX_DRP", "RX_OVR", "TX_ERR", "TX_DRP", "TX_OVR"]
     rates = json.loads(nos(run_dir, "show", "interfaces", "counters", "rates", "-i", "Ethernet0", "--json").output)
@@ -153,6 +153,10 @@ def test_show_pfc(counters, run_dir):
     assert rx.splitlines()[2].split() == ["Ethernet0", "0", "0", "0", "4,321", "0", "0", "0", "0"]
     assert tx.splitlines()[0].split()[:2] == ["Port", "Tx"] and tx.splitlines()[3].split()[1] == "N/A"
     assert json.loads(nos(run_dir, "show", "pfc", "counters", "--json").output)["rx"]["Ethernet0"]["PFC3"] == "4,321"
+    history = nos(run_dir, "show", "pfc", "counters", "--history").output.splitlines()
+    assert history[0].split()[:2] == ["Port", "Priority"] and history[2].split()[:3] == ["Ethernet0", "PFC0", "N/A"]
+    found = json.loads(nos(run_dir, "show", "pfc", "counters", "--history", "--json").output)
+    assert found["Ethernet0"]["PFC3"]["RX Pause Transitions"] == "N/A"
 
 
 def test_show_pfc_priority(sku_config, run_dir):
@@ -160,7 +164,12 @@ def test_show_pfc_priority(sku_config, run_dir):
     assert output == "\nInterface    Lossless priorities\n-----------  ---------------------\nEthernet4    3,4\n\n"
     found = json.loads(nos(run_dir, "show", "pfc", "priority", "--json").output)
     assert len(found) == 129 and found["global"] == "N/A"  # every PORT_QOS_MAP key, as pfc show priority lists them
-    assert "Cannot find interface Ethernet1" in nos(run_dir, "show", "pfc", "priority", "Ethernet1", code=1).output
+    # as pfc show priority: on stdout, exit 0; --json fails
+    assert nos(run_dir, "show", "pfc", "priority", "Ethernet1").output == "Cannot find interface Ethernet1\n"
+    nos(run_dir, "show", "pfc", "priority", "Ethernet1", "--json", code=1)
+    asym = nos(run_dir, "show", "pfc", "asymmetric").output.splitlines()
+    assert asym[:3] == ["", "Interface    Asymmetric", "-----------  ------------"] and len(asym) == 3 + 128 + 1
+    assert json.loads(nos(run_dir, "show", "pfc", "asymmetric", "Ethernet4", "--json").output) == {"Ethernet4": "N/A"}
 
 
 def test_show_mac(counters, raw, run_dir):

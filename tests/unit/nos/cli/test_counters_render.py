@@ -79,7 +79,9 @@ def test_portstat_views_and_filter():
     assert rates[0] == ["Ethernet0", "U", "18,446,744,073,709,551,615", "25000.00 MB/s", "100.50/s", "100.00%",
                         "1,000", "12.00 KB/s", "1.00/s", "0.00%"]
     assert rates[1][3:6] == ["N/A", "N/A", "N/A"]
-    assert [h for h in portstat.HEADER_ALL if h not in portstat.HEADER_STD] == ["RX_PPS", "TX_PPS"]
+    assert [h for h in portstat.HEADER_ALL if h not in portstat.HEADER_STD] == [
+        "RX_PPS", "TX_PPS", "TRIM", "TRIM_TX", "TRIM_DRP"]
+    assert [h for h in portstat.HEADER_ALL_JSON if h not in portstat.HEADER_STD] == ["RX_PPS", "TX_PPS"]
 
 
 def test_portstat_json_is_table_as_json():
