@@ -3,10 +3,11 @@
 What fdborch does for provisioned MACs (``doTask``, ``addFdbEntry``, ``removeFdbEntry``,
 ``updateVlanMember``, ``updatePortOperState``):
 
-* ``FDB_TABLE:Vlan<id>:<mac>`` {port, type dynamic|static}; the MAC may be written with ``-`` or ``:``.
-  The entry is ``SAI_OBJECT_TYPE_FDB_ENTRY`` keyed {bvid: the VLAN's oid, mac: upper case with colons,
-  switch_id} with ``SAI_FDB_ENTRY_ATTR_TYPE`` and ``SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID``; a changed port
-  or type is a SAI set. STATE_DB ``FDB_TABLE|Vlan<id>:<mac, lower case>`` {port, type} follows.
+* ``FDB_TABLE:Vlan<id>:<mac>`` {port, type dynamic|static, discard}; the MAC may be written with ``-``
+  or ``:``. The entry is ``SAI_OBJECT_TYPE_FDB_ENTRY`` keyed {bvid: the VLAN's oid, mac: upper case with
+  colons, switch_id} with ``SAI_FDB_ENTRY_ATTR_TYPE``, ``SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID`` and
+  ``SAI_FDB_ENTRY_ATTR_PACKET_ACTION`` (DROP when ``discard`` is ``true``, else FORWARD), as
+  ``addFdbEntry`` builds it; a changed entry sets each of the three attributes. STATE_DB ``FDB_TABLE|Vlan<id>:<mac, lower case>`` {port, type} follows.
 * It waits (NEED_RETRY) until the VLAN exists and the port (or LAG) is a member of it: fdborch keeps
   such entries in ``saved_fdb_entries`` and retries them when the member joins.
 * When a member is about to leave a VLAN its entries there are flushed (removed, STATE_DB row
@@ -70,6 +71,7 @@ DYNAMIC, STATIC = "dynamic", "static"
 FDB_EVENT = "fdb_event"
 LEARNED, AGED, MOVE, FLUSHED = (f"SAI_FDB_EVENT_{e}" for e in ("LEARNED", "AGED", "MOVE", "FLUSHED"))
 BRIDGE_PORT_ID = "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID"
+FORWARD, DROP = "SAI_PACKET_ACTION_FORWARD", "SAI_PACKET_ACTION_DROP"
 FDB_TYPES = {DYNAMIC: "SAI_FDB_ENTRY_TYPE_DYNAMIC", STATIC: "SAI_FDB_ENTRY_TYPE_STATIC"}
 
 
@@ -84,6 +86,7 @@ class FdbEntry:
     mac: str
     port: str = ""
     type: str = DYNAMIC
+    discard: bool = False
 
     @property
     def ident(self) -> tuple[str, str]:
@@ -107,7 +110,11 @@ def _port(value: str) -> str:
     return value
 
 
-FIELDS: FieldTable = {"port": ("port", _port), "type": ("type", _fdb_type)}
+def _discard(value: str) -> bool:
+    return value == "true"      # fdborch: anything but "true" forwards
+
+
+FIELDS: FieldTable = {"port": ("port", _port), "type": ("type", _fdb_type), "discard": ("discard", _discard)}
 
 
 @dataclass(frozen=True)
@@ -155,7 +162,8 @@ def plan(entry: FdbEntry, vlan_oid: str, target: Bridgeable | None, current: Ins
         return Plan.retry(f"waiting for {entry.port} to become a member of {entry.vlan}")
     installed = Installed(entry, fdb_key(entry.mac, vlan_oid, switch_id), target.bridge_port)
     attrs = (("SAI_FDB_ENTRY_ATTR_TYPE", FDB_TYPES[entry.type]),
-             ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", target.bridge_port))
+             ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", target.bridge_port),
+             ("SAI_FDB_ENTRY_ATTR_PACKET_ACTION", DROP if entry.discard else FORWARD))
     if current is None or current.key != installed.key:
         return Plan((SaiOp.create(T.FDB_ENTRY, installed.key, *attrs),), installed)
     if current == installed:

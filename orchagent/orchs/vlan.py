@@ -5,7 +5,9 @@ What portsorch does (``doVlanTask``, ``doVlanMemberTask``, ``addVlan``, ``addBri
 
 * ``VLAN_TABLE:Vlan<id>`` {admin_status, mtu, mac, host_ifname} creates ``SAI_OBJECT_TYPE_VLAN``
   {``SAI_VLAN_ATTR_VLAN_ID``}; ``mtu`` is remembered and followed by the VLAN's router interface
-  (``MtuChanged``); a non-empty ``host_ifname`` creates a netdev host interface on the VLAN.
+  (``MtuChanged``); a non-empty ``host_ifname`` creates a netdev host interface on the VLAN
+  {TYPE NETDEV, OBJ_ID the VLAN, NAME (at most 15 characters), QUEUE 7}, once (a later name is ignored,
+  as portsorch refuses a second host interface), removed with the VLAN.
   ``Vlan1`` is the switch's default VLAN: it is adopted, never created or removed.
 * ``VLAN_MEMBER_TABLE:Vlan<id>:<port|lag>`` {tagging_mode (default untagged)}: the port or LAG gets a
   bridge port on the default 1Q bridge when it joins its first VLAN (TYPE PORT, PORT_ID, ADMIN_STATE
@@ -78,6 +80,8 @@ TAGGING_MODES = {
     "tagged": "SAI_VLAN_TAGGING_MODE_TAGGED",
     "priority_tagged": "SAI_VLAN_TAGGING_MODE_PRIORITY_TAGGED",
 }
+HOSTIF_NAME_SIZE = 16                  # saihostif.h SAI_HOSTIF_NAME_SIZE (includes the NUL)
+DEFAULT_HOSTIF_TX_QUEUE = 7            # portsorch.cpp DEFAULT_HOSTIF_TX_QUEUE
 RECORDED = ("admin_up", "mtu", "mac")    # VLAN_TABLE fields kept in the VLAN's state
 _VLAN_NAME = re.compile(r"Vlan([1-9][0-9]{0,3})")
 
@@ -198,9 +202,16 @@ def plan_vlan(entry: VlanEntry, current: VlanState | None, new_oid: NewOid, defa
     state = replace(state, **updates)
     if entry.host_ifname and not state.hostif:
         state = replace(state, hostif=new_oid(T.HOSTIF))
-        ops.append(SaiOp.create(T.HOSTIF, state.hostif, ("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"),
-                                ("SAI_HOSTIF_ATTR_OBJ_ID", state.oid), ("SAI_HOSTIF_ATTR_NAME", entry.host_ifname)))
+        ops.append(SaiOp.create(T.HOSTIF, state.hostif, *vlan_hostif_attrs(state.oid, entry.host_ifname)))
     return Plan(tuple(ops), state)
+
+
+def vlan_hostif_attrs(vlan_oid: str, name: str) -> tuple[tuple[str, str], ...]:
+    """portsorch ``createVlanHostIntf``: a netdev on the VLAN, its name cut to what SAI holds
+    (SAI_HOSTIF_NAME_SIZE 16 with the NUL), sending on the default host-interface TX queue."""
+    return (("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"), ("SAI_HOSTIF_ATTR_OBJ_ID", vlan_oid),
+            ("SAI_HOSTIF_ATTR_NAME", name[:HOSTIF_NAME_SIZE - 1]),
+            ("SAI_HOSTIF_ATTR_QUEUE", str(DEFAULT_HOSTIF_TX_QUEUE)))
 
 
 def plan_vlan_removal(current: VlanState, members: int, users: int) -> Plan[VlanState]:

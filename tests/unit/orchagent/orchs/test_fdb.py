@@ -42,8 +42,16 @@ def test_bad_rows_are_invalid(key, fields):
 def test_a_new_entry_is_one_create_keyed_by_vlan_oid_and_upper_case_mac():
     plan = fdb.plan(ENTRY, VLAN, member(), None, SWITCH)
     assert plan.ops == (SaiOp.create(T.FDB_ENTRY, KEY, ("SAI_FDB_ENTRY_ATTR_TYPE", "SAI_FDB_ENTRY_TYPE_DYNAMIC"),
-                                     ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", BP)),)
+                                     ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", BP),
+                                     ("SAI_FDB_ENTRY_ATTR_PACKET_ACTION", "SAI_PACKET_ACTION_FORWARD")),)
     assert plan.state == fdb.Installed(ENTRY, KEY, BP)
+
+
+@pytest.mark.parametrize("value, action", [("true", "SAI_PACKET_ACTION_DROP"), ("false", "SAI_PACKET_ACTION_FORWARD"),
+                                           ("yes", "SAI_PACKET_ACTION_FORWARD")])
+def test_discard_true_drops_and_anything_else_forwards(value, action):
+    entry = fdb.parse("Vlan2:52-54-00-25-06-e9", (("port", "Ethernet0"), ("discard", value)))
+    assert dict(fdb.plan(entry, VLAN, member(), None, SWITCH).ops[0].attrs)["SAI_FDB_ENTRY_ATTR_PACKET_ACTION"] == action
 
 
 @pytest.mark.parametrize("vlan, target", [
@@ -61,7 +69,8 @@ def test_the_same_entry_again_is_nothing_and_a_change_is_sets():
     static = fdb.FdbEntry("Vlan2", 2, "52:54:00:25:06:E9", "Ethernet4", "static")
     moved = fdb.plan(static, VLAN, member(bridge_port="oid:0x3a000000000041"), installed, SWITCH)
     assert moved.ops == (SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_TYPE", "SAI_FDB_ENTRY_TYPE_STATIC"),
-                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", "oid:0x3a000000000041"))
+                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", "oid:0x3a000000000041"),
+                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_PACKET_ACTION", "SAI_PACKET_ACTION_FORWARD"))
 
 
 def test_flush_removes_each_entry():

@@ -88,9 +88,15 @@ def test_host_ifname_creates_a_netdev_on_the_vlan_once():
     plan = vlan.plan_vlan(vlan.VlanEntry("Vlan2", 2, host_ifname="MonVlan2"), vlan2(), oids(), DEFAULT_VLAN)
     hostif = make_oid(T.HOSTIF, 1)
     assert plan.ops == (SaiOp.create(T.HOSTIF, hostif, ("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"),
-                                     ("SAI_HOSTIF_ATTR_OBJ_ID", VLAN_OID), ("SAI_HOSTIF_ATTR_NAME", "MonVlan2")),)
+                                     ("SAI_HOSTIF_ATTR_OBJ_ID", VLAN_OID), ("SAI_HOSTIF_ATTR_NAME", "MonVlan2"),
+                                     ("SAI_HOSTIF_ATTR_QUEUE", "7")),)
     again = vlan.plan_vlan(vlan.VlanEntry("Vlan2", 2, host_ifname="MonVlan2"), plan.state, oids(), DEFAULT_VLAN)
     assert again.ops == ()
+
+
+def test_a_long_host_ifname_is_cut_to_what_sai_holds():
+    plan = vlan.plan_vlan(vlan.VlanEntry("Vlan2", 2, host_ifname="MonitorVlan2Extra"), vlan2(), oids(), DEFAULT_VLAN)
+    assert dict(plan.ops[0].attrs)["SAI_HOSTIF_ATTR_NAME"] == "MonitorVlan2Ext"
 
 
 def test_vlan1_adopts_the_default_vlan():
