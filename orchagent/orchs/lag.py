@@ -13,7 +13,9 @@ What portsorch does (``doLagTask``, ``doLagMemberTask``, ``addLag``, ``removeLag
   and PORT_ID (a disabled one also with EGRESS_DISABLE and INGRESS_DISABLE true); then every update
   sets collection and distribution: enabled -> INGRESS_DISABLE false, EGRESS_DISABLE false;
   disabled -> EGRESS_DISABLE true, INGRESS_DISABLE true (that order, as portsorch). A joining port
-  takes the LAG's PVID, and keeps VLAN tags on its host interface while the LAG is bridged.
+  takes the LAG's PVID first (``SAI_PORT_ATTR_PORT_VLAN_ID``, 1 while the LAG is in no untagged VLAN;
+  not when the LAG or the port is routed: ``addLagMember`` / ``getPortPvid``), and keeps VLAN tags on its
+  host interface while the LAG is bridged.
 * A member waits while its LAG or port does not exist, while the port is in another LAG, and while the
   port is itself in a VLAN (a VLAN member cannot join a LAG). A LAG is removed once it has no members,
   no bridge port and nothing refers to it (VLAN membership, router interface: ``registry.in_use``).
@@ -253,8 +255,8 @@ def plan_member(entry: LagMemberEntry, lag: Bridgeable, port: Bridgeable, curren
     if not entry.enabled:
         attrs += [("SAI_LAG_MEMBER_ATTR_EGRESS_DISABLE", "true"), ("SAI_LAG_MEMBER_ATTR_INGRESS_DISABLE", "true")]
     ops = [SaiOp.create(T.LAG_MEMBER, member.oid, *attrs)]
-    if lag.pvid > DEFAULT_PVID:
-        ops.insert(0, pvid_op(port, lag.pvid))
+    if not lag.rif and not port.rif:   # portsorch getPortPvid (no PVID on a routed LAG), setPortPvid (nor port)
+        ops.insert(0, pvid_op(port, lag.pvid or DEFAULT_PVID))
     if lag.bridge_port:
         ops += hostif_tag_ops(port.hostifs, HOSTIF_TAG_KEEP)
     return Plan(tuple(ops + collection_ops(member.oid, entry.enabled)), member)
@@ -350,14 +352,14 @@ class LagOrch:
             return failed or plan.result
         self.members[entry.port] = plan.state
         if current is None:
-            self._joined(entry.port, entry.lag, lag.pvid)
+            self._joined(entry.port, entry.lag, 0 if lag.rif or port.rif else lag.pvid or DEFAULT_PVID)
         return Result.success()
 
     def _joined(self, port: str, lag: str, lag_pvid: int) -> None:
         registered = self.deps.registry.get(port)
         assert registered is not None, port
         registered.lag = lag
-        if lag_pvid > DEFAULT_PVID:
+        if lag_pvid:
             registered.pvid = lag_pvid
         self.deps.registry.ref(port)
 

@@ -56,7 +56,8 @@ def test_entry_is_held_until_the_port_is_a_vlan_member(l2, raw):
     key = json.loads(next(iter(objects(raw, "FDB_ENTRY"))))
     assert key == {"bvid": vlan_oid(raw, 2), "mac": MAC, "switch_id": agent.deps.switch.switch_id}
     assert fdb_entries(raw)[(vlan_oid(raw, 2), MAC)] == {
-        "SAI_FDB_ENTRY_ATTR_TYPE": "SAI_FDB_ENTRY_TYPE_DYNAMIC", "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID": bridge_port}
+        "SAI_FDB_ENTRY_ATTR_TYPE": "SAI_FDB_ENTRY_TYPE_DYNAMIC", "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID": bridge_port,
+        "SAI_FDB_ENTRY_ATTR_PACKET_ACTION": "SAI_PACKET_ACTION_FORWARD"}
     assert raw(6).hgetall("FDB_TABLE|Vlan2:52:54:00:25:06:e9") == {"port": "Ethernet0", "type": "dynamic"}
     t["FDB_TABLE"].delete("Vlan2:52-54-00-25-06-E9")
     agent.drive(lambda: not fdb_entries(raw))
