@@ -19,9 +19,9 @@ STATE_DB LAG_MEMBER_TABLE holds teamd's view of each member.
   ``PORT_TABLE|<port>`` state ok), then enslaves it: the member inherits the LAG mtu (APPL_DB
   ``PORT_TABLE:<port>`` {mtu}, teammgrd ``addLagMember``; its admin_status stays its own) and appears as
   ``LAG_MEMBER_TABLE:<lag>:<port>`` {status}, and in STATE_DB as ``LAG_MEMBER_TABLE|<lag>|<port>``
-  {``runner.aggregator.selected``: true|false, ``runner.actor_lacpdu_info.key``}, the fields of teamd's state dump that tlm_teamd writes
-  there and ``show interfaces portchannel`` reads (teamshow lists only members STATE_DB has). A port
-  already in another LAG is refused.
+  {``runner.aggregator.selected``: true|false, ``runner.actor_lacpdu_info.key``}, fields of teamd's
+  state dump that tlm_teamd writes there and ``show interfaces portchannel`` reads (teamshow lists
+  only members STATE_DB has). A port already in another LAG is refused.
 * LACP is simulated (the partner always answers): a member is ``enabled`` while its port is ready, its
   ``netdev_oper_status`` is up and the LAG is admin up, else ``disabled``; the LAG is oper up while at
   least ``min_links`` members (teamd ``min_ports``, default 1) are enabled and it is admin up. Changes of

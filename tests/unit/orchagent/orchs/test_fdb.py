@@ -51,7 +51,8 @@ def test_a_new_entry_is_one_create_keyed_by_vlan_oid_and_upper_case_mac():
                                            ("yes", "SAI_PACKET_ACTION_FORWARD")])
 def test_discard_true_drops_and_anything_else_forwards(value, action):
     entry = fdb.parse("Vlan2:52-54-00-25-06-e9", (("port", "Ethernet0"), ("discard", value)))
-    assert dict(fdb.plan(entry, VLAN, member(), None, SWITCH).ops[0].attrs)["SAI_FDB_ENTRY_ATTR_PACKET_ACTION"] == action
+    attrs = dict(fdb.plan(entry, VLAN, member(), None, SWITCH).ops[0].attrs)
+    assert attrs["SAI_FDB_ENTRY_ATTR_PACKET_ACTION"] == action
 
 
 @pytest.mark.parametrize("vlan, target", [
@@ -75,3 +76,32 @@ def test_the_same_entry_again_is_nothing_and_a_change_is_sets():
 
 def test_flush_removes_each_entry():
     assert fdb.plan_flush([fdb.Installed(ENTRY, KEY, BP)]) == (SaiOp.remove(T.FDB_ENTRY, KEY),)
+
+
+@pytest.mark.parametrize("op, data, request_", [
+    ("ALL", "ALL", fdb.FlushRequest()), ("PORT", "Ethernet0", fdb.FlushRequest(port="Ethernet0")),
+    ("VLAN", "40", fdb.FlushRequest(vlan="Vlan40")),
+    ("PORTVLAN", "Ethernet0|40", fdb.FlushRequest("Ethernet0", "Vlan40")),
+])
+def test_flush_requests_as_fdbclear_sends_them(op, data, request_):
+    assert fdb.parse_flush_request(op, data) == request_
+
+
+@pytest.mark.parametrize("op, data", [("PORT", ""), ("VLAN", ""), ("PORTVLAN", "Ethernet0"), ("PORTVLAN", "|40"),
+                                      ("FLUSH", "x")])
+def test_bad_flush_requests_are_refused(op, data):
+    with pytest.raises(ValueError):
+        fdb.parse_flush_request(op, data)
+
+
+def test_a_flush_request_names_dynamic_entries_by_port_and_vlan():
+    def installed(vlan, mac, port, kind="dynamic"):
+        return fdb.Installed(fdb.FdbEntry(vlan, int(vlan[4:]), mac, port, kind), f"{vlan}{mac}", BP)
+    entries = [installed("Vlan40", "00:00:00:00:00:01", "Ethernet0"),
+               installed("Vlan40", "00:00:00:00:00:02", "Ethernet4"),
+               installed("Vlan41", "00:00:00:00:00:03", "Ethernet0"),
+               installed("Vlan40", "00:00:00:00:00:04", "Ethernet0", "static")]
+    assert fdb.flush_targets(fdb.FlushRequest(), entries) == entries[:3]
+    assert fdb.flush_targets(fdb.FlushRequest(port="Ethernet0"), entries) == [entries[0], entries[2]]
+    assert fdb.flush_targets(fdb.FlushRequest(vlan="Vlan40"), entries) == entries[:2]
+    assert fdb.flush_targets(fdb.FlushRequest("Ethernet0", "Vlan40"), entries) == [entries[0]]
