@@ -200,3 +200,17 @@ def test_snapshot_of_a_lag_collects_its_member_ports_hostifs():
     assert snapshot(registry, "PortChannel1").hostifs == (make_oid(T.HOSTIF, 1), make_oid(T.HOSTIF, 2))
     assert snapshot(registry, "Ethernet8").hostifs == (make_oid(T.HOSTIF, 3),)
     assert snapshot(registry, "Ethernet99") is None
+
+
+def test_a_bridge_port_is_created_with_the_members_learn_mode():
+    entry = vlan.MemberEntry("Vlan2", 2, "Ethernet0")
+    plan = vlan.plan_member(entry, vlan2(), port(learn_mode="SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"), None, oids())
+    assert dict(plan.ops[0].attrs)["SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE"] == "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"
+
+
+def test_a_port_learn_mode_is_a_set_on_its_bridge_port_only_when_it_changes():
+    drop = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DROP"
+    assert vlan.plan_port_learn_mode(BP, "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW", drop) == (
+        SaiOp.set(T.BRIDGE_PORT, BP, "SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE", drop),)
+    assert vlan.plan_port_learn_mode(BP, drop, drop) == ()
+    assert vlan.plan_port_learn_mode("", "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW", drop) == ()   # saved for later
