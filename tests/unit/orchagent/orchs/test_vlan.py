@@ -204,8 +204,9 @@ def test_snapshot_of_a_lag_collects_its_member_ports_hostifs():
 
 def test_a_bridge_port_is_created_with_the_members_learn_mode():
     entry = vlan.MemberEntry("Vlan2", 2, "Ethernet0")
-    plan = vlan.plan_member(entry, vlan2(), port(learn_mode="SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"), None, oids())
-    assert dict(plan.ops[0].attrs)["SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE"] == "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"
+    disable = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"
+    plan = vlan.plan_member(entry, vlan2(), port(learn_mode=disable), None, oids())
+    assert dict(plan.ops[0].attrs)["SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE"] == disable
 
 
 def test_a_port_learn_mode_is_a_set_on_its_bridge_port_only_when_it_changes():
