@@ -7,16 +7,21 @@ STATE_DB LAG_MEMBER_TABLE holds teamd's view of each member.
 * ``PORTCHANNEL|PortChannel<N>`` starts the (simulated) team: APPL_DB ``LAG_TABLE:<lag>`` gets what
   teamsyncd reports from the netdev ({``admin_status``, ``oper_status``, ``mtu``}) plus what teammgrd
   writes itself (``tpid``, ``learn_mode`` when configured); STATE_DB ``LAG_TABLE|<lag>`` {admin_status,
-  oper_status, mtu, state: ok} as teamsyncd writes it. Defaults are teammgrd's: admin_status ``down``
-  (portmgr.h DEFAULT_ADMIN_STATUS_STR), mtu 9100. ``min_links``/``fallback``/``fast_rate``/``lacp_key``/
-  ``system_mac`` configure teamd and are not forwarded.
+  oper_status, mtu, state: ok} as teamsyncd writes it, plus teamd's runner settings as tlm_teamd exports
+  them (``runner.active`` true, ``runner.fast_rate``, ``runner.fallback``). Defaults are teammgrd's:
+  admin_status ``down`` (portmgr.h DEFAULT_ADMIN_STATUS_STR), mtu 9100. ``system_mac`` (``None`` = the
+  system MAC) goes to APPL_DB and STATE_DB LAG_TABLE (teammgrd ``setLagSysmac``); ``min_links``,
+  ``fallback``, ``fast_rate`` and ``lacp_key`` configure the team only. The LACP key of each member is
+  teammgrd's ``generateLacpKey``: ``auto`` = ``1`` followed by the digits of the name (PortChannel001 ->
+  1001), a number = itself, empty or absent = 0; it shows as ``runner.actor_lacpdu_info.key`` of the
+  member in STATE_DB (teamd's state dump, ``teamdctl <lag> state dump``).
 * ``PORTCHANNEL_MEMBER|<lag>|<port>`` waits until the LAG exists and the port is ready (STATE_DB
   ``PORT_TABLE|<port>`` state ok), then enslaves it: the member inherits the LAG mtu (APPL_DB
   ``PORT_TABLE:<port>`` {mtu}, teammgrd ``addLagMember``; its admin_status stays its own) and appears as
   ``LAG_MEMBER_TABLE:<lag>:<port>`` {status}, and in STATE_DB as ``LAG_MEMBER_TABLE|<lag>|<port>``
-  {``runner.aggregator.selected``: true|false}, the field of teamd's state dump that tlm_teamd writes
-  there and ``show interfaces portchannel`` reads (teamshow lists only members STATE_DB has). A port
-  already in another LAG is refused.
+  {``runner.aggregator.selected``: true|false, ``runner.actor_lacpdu_info.key``}, fields of teamd's
+  state dump that tlm_teamd writes there and ``show interfaces portchannel`` reads (teamshow lists
+  only members STATE_DB has). A port already in another LAG is refused.
 * LACP is simulated (the partner always answers): a member is ``enabled`` while its port is ready, its
   ``netdev_oper_status`` is up and the LAG is admin up, else ``disabled``; the LAG is oper up while at
   least ``min_links`` members (teamd ``min_ports``, default 1) are enabled and it is admin up. Changes of
@@ -46,11 +51,13 @@ from nos.db.configdb import NULL_FIELD
 from nos.db.connector import Databases
 from nos.db.keyops import KeyOpFieldsValues
 from nos.schema.config import ADMIN_STATUS, MAC, PORTCHANNEL_NAME, TPID, AnyOf, Bool, Choice, Int, Leaf
+from nos.schema.config.device import DEVICE_METADATA_KEY
 from nos.schema.dbconfig import APPL_DB, CONFIG_DB, STATE_DB
 from nos.schema.tables import (
     APP_LAG_MEMBER_TABLE_NAME,
     APP_LAG_TABLE_NAME,
     APP_PORT_TABLE_NAME,
+    CFG_DEVICE_METADATA_TABLE_NAME,
     CFG_LAG_MEMBER_TABLE_NAME,
     CFG_LAG_TABLE_NAME,
     CFG_PORT_TABLE_NAME,
@@ -81,9 +88,9 @@ LAG_FIELD_RULES: Mapping[str, Leaf] = {
     "min_links": Int(0, 1024),
     "fallback": Bool(capitalised=True),
     "fast_rate": Bool(capitalised=True),
-    "lacp_key": AnyOf(Choice("auto"), Int(0, 65535)),
+    "lacp_key": AnyOf(Choice("auto", ""), Int(0, 65535)),   # "" = key 0 (teammgrd, backward compatible)
     "tpid": TPID,
-    "system_mac": MAC,
+    "system_mac": AnyOf(Choice("None"), MAC),             # teammgrd: "None" = the system MAC
 }
 
 
@@ -97,6 +104,10 @@ class LagConfig:
     min_links: int = DEFAULT_MIN_LINKS
     tpid: str | None = None
     learn_mode: str | None = None
+    system_mac: str | None = None
+    fast_rate: bool = False
+    fallback: bool = False
+    lacp_key: int = 0
 
 
 @dataclass(frozen=True)
@@ -138,7 +149,19 @@ def parse_lag(name: str, fields: Mapping[str, str]) -> LagConfig:
         min_links=max(DEFAULT_MIN_LINKS, int(values.get("min_links", "0"))),
         tpid=values.get("tpid"),
         learn_mode=values.get("learn_mode"),
+        system_mac=values.get("system_mac"),
+        fast_rate=values.get("fast_rate", "false").lower() == "true",
+        fallback=values.get("fallback", "false").lower() == "true",
+        lacp_key=lacp_key(name, values.get("lacp_key", "")),
     )
+
+
+def lacp_key(name: str, value: str) -> int:
+    """teammgrd ``generateLacpKey``: ``auto`` -> "1" + the name's digits, a number -> itself, "" -> 0."""
+    if value == "auto":
+        digits = name[len("PortChannel"):]
+        return int("1" + digits) & 0xFFFF       # uint16_t, as teammgrd casts it
+    return int(value) if value else 0
 
 
 def parse_member_key(key: str) -> tuple[str, str]:
@@ -168,24 +191,41 @@ def lag_oper_status(lag: LagConfig, statuses: Iterable[str]) -> str:
     return UP if lag.admin_status == UP and enabled >= lag.min_links else DOWN
 
 
-def lag_to_appl(lag: LagConfig, oper_status: str) -> dict[str, str]:
-    """APPL_DB LAG_TABLE: teamsyncd's netdev view plus teammgrd's tpid/learn_mode."""
+def lag_to_appl(lag: LagConfig, oper_status: str, system_mac: str = "") -> dict[str, str]:
+    """APPL_DB LAG_TABLE: teamsyncd's netdev view plus teammgrd's tpid/learn_mode/system_mac."""
     row = {"admin_status": lag.admin_status, "oper_status": oper_status, "mtu": lag.mtu}
     if lag.tpid is not None:
         row["tpid"] = lag.tpid
     if lag.learn_mode is not None:
         row["learn_mode"] = lag.learn_mode
+    if lag.system_mac is not None:
+        row["system_mac"] = resolved_system_mac(lag, system_mac)
     return row
 
 
-def lag_to_state(lag: LagConfig, oper_status: str) -> dict[str, str]:
-    """STATE_DB LAG_TABLE as teamsyncd writes it."""
-    return {"admin_status": lag.admin_status, "oper_status": oper_status, "mtu": lag.mtu, "state": "ok"}
+def resolved_system_mac(lag: LagConfig, system_mac: str) -> str:
+    """teammgrd ``setLagSysmac``: ``None`` stands for the switch's own MAC."""
+    return system_mac if lag.system_mac == "None" else lag.system_mac or ""
 
 
-def member_to_state(status: str) -> dict[str, str]:
-    """STATE_DB LAG_MEMBER_TABLE: teamd's aggregator selection (a member is selected while enabled)."""
-    return {"runner.aggregator.selected": "true" if status == ENABLED else "false"}
+def lag_to_state(lag: LagConfig, oper_status: str, system_mac: str = "") -> dict[str, str]:
+    """STATE_DB LAG_TABLE: teamsyncd's row, teamd's runner settings (tlm_teamd) and teammgrd's system_mac."""
+    row = {"admin_status": lag.admin_status, "oper_status": oper_status, "mtu": lag.mtu, "state": "ok",
+           "runner.active": "true", "runner.fast_rate": bool_text(lag.fast_rate),
+           "runner.fallback": bool_text(lag.fallback)}
+    if lag.system_mac is not None:
+        row["system_mac"] = resolved_system_mac(lag, system_mac)
+    return row
+
+
+def bool_text(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def member_to_state(status: str, key: int = 0) -> dict[str, str]:
+    """STATE_DB LAG_MEMBER_TABLE: teamd's aggregator selection (a member is selected while enabled) and
+    the LACP key teammgrd gave the port."""
+    return {"runner.aggregator.selected": bool_text(status == ENABLED), "runner.actor_lacpdu_info.key": str(key)}
 
 
 def port_restore(port_fields: Mapping[str, str]) -> dict[str, str]:
@@ -218,6 +258,8 @@ class LagMgr:
         self.attached: dict[str, dict[str, str]] = {}  # lag -> port -> status written
         self.pushed_mtu: dict[str, str] = {}           # port -> LAG mtu written to its PORT_TABLE row
         self.written: dict[str, dict[str, str]] = {}   # lag -> LAG_TABLE row written
+        self.written_state: dict[str, dict[str, str]] = {}  # lag -> STATE_DB LAG_TABLE row written
+        self.metadata = Table(dbs[CONFIG_DB], CFG_DEVICE_METADATA_TABLE_NAME)
 
     # -- PORTCHANNEL ----------------------------------------------------------------------------
     def handle_lag(self, task: KeyOpFieldsValues) -> Result:
@@ -240,6 +282,7 @@ class LagMgr:
         self.appl_lag.delete(name)
         self.state_lag.delete(name)
         self.written.pop(name, None)
+        self.written_state.pop(name, None)
         return Result.success()
 
     # -- PORTCHANNEL_MEMBER ---------------------------------------------------------------------
@@ -309,7 +352,7 @@ class LagMgr:
         status = member_status(lag, link)
         if attached.get(port) != status:
             self.appl_member.set(appl_member_key(lag.name, port), {"status": status})
-            self.state_member.set(state_member_key(lag.name, port), member_to_state(status))
+            self.state_member.set(state_member_key(lag.name, port), member_to_state(status, lag.lacp_key))
             attached[port] = status
 
     def _detach(self, lag: str, port: str) -> None:
@@ -319,11 +362,14 @@ class LagMgr:
 
     def _write_lag(self, lag: LagConfig) -> None:
         oper = lag_oper_status(lag, self.attached.get(lag.name, {}).values())
-        row = lag_to_appl(lag, oper)
-        if self.written.get(lag.name) == row:
+        system_mac = (self.metadata.hget(DEVICE_METADATA_KEY, "mac") or "") if lag.system_mac == "None" else ""
+        row = lag_to_appl(lag, oper, system_mac)
+        state = lag_to_state(lag, oper, system_mac)
+        if self.written.get(lag.name) == row and self.written_state.get(lag.name) == state:
             return
         self.appl_lag.set(lag.name, row)
-        self.state_lag.set(lag.name, lag_to_state(lag, oper))
+        self.state_lag.set(lag.name, state)
+        self.written_state[lag.name] = state
         self.written[lag.name] = row
 
     def boot(self) -> None:

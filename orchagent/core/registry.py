@@ -37,6 +37,7 @@ class Interface:
     vrf: str = ""                 # the VRF name of its router interface
     hostif: str = ""              # the port's host interface (netdev)
     pfc_asym: bool = False        # asymmetric PFC (SAI PRIORITY_FLOW_CONTROL_MODE SEPARATE)
+    learn_mode: str = ""          # SAI FDB learning mode of its bridge port ("" = hardware, the default)
 
 
 @dataclass

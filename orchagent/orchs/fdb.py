@@ -3,10 +3,12 @@
 What fdborch does for provisioned MACs (``doTask``, ``addFdbEntry``, ``removeFdbEntry``,
 ``updateVlanMember``, ``updatePortOperState``):
 
-* ``FDB_TABLE:Vlan<id>:<mac>`` {port, type dynamic|static}; the MAC may be written with ``-`` or ``:``.
-  The entry is ``SAI_OBJECT_TYPE_FDB_ENTRY`` keyed {bvid: the VLAN's oid, mac: upper case with colons,
-  switch_id} with ``SAI_FDB_ENTRY_ATTR_TYPE`` and ``SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID``; a changed port
-  or type is a SAI set. STATE_DB ``FDB_TABLE|Vlan<id>:<mac, lower case>`` {port, type} follows.
+* ``FDB_TABLE:Vlan<id>:<mac>`` {port, type dynamic|static, discard}; the MAC may be written with ``-``
+  or ``:``. The entry is ``SAI_OBJECT_TYPE_FDB_ENTRY`` keyed {bvid: the VLAN's oid, mac: upper case with
+  colons, switch_id} with ``SAI_FDB_ENTRY_ATTR_TYPE``, ``SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID`` and
+  ``SAI_FDB_ENTRY_ATTR_PACKET_ACTION`` (DROP when ``discard`` is ``true``, else FORWARD), as
+  ``addFdbEntry`` builds it; a changed entry sets each of the three attributes. STATE_DB
+  ``FDB_TABLE|Vlan<id>:<mac, lower case>`` {port, type} follows.
 * It waits (NEED_RETRY) until the VLAN exists and the port (or LAG) is a member of it: fdborch keeps
   such entries in ``saved_fdb_entries`` and retries them when the member joins.
 * When a member is about to leave a VLAN its entries there are flushed (removed, STATE_DB row
@@ -23,6 +25,10 @@ And for MACs the ASIC learns (``update(sai_fdb_event_t, ...)``, syncd's ``fdb_ev
 * ``SAI_FDB_EVENT_AGED``: the entry is forgotten and its STATE_DB row deleted (static entries never age).
   ``SAI_FDB_EVENT_FLUSHED``: the dynamic entries of the bridge port and/or VLAN it names (all of them
   when it names neither) are forgotten likewise.
+* APPL_DB channel ``FLUSHFDBREQUEST`` (``sonic-clear fdb``, sonic-utilities ``fdbclear``): ``["ALL", "ALL"]``,
+  ``["PORT", "<port or LAG>"]``, ``["VLAN", "<vid>"]``, ``["PORTVLAN", "<port>|<vid>"]`` flush the dynamic
+  entries so named (fdborch ``handleNotification``: SAI flush with entry type DYNAMIC); an unknown port or
+  VLAN, one without a bridge port, a malformed request or an unknown op is logged and ignored.
 * A learnt entry is flushed like a provisioned dynamic one (a member leaving its VLAN, a port going
   down); deleting its APPL_DB row does not remove it (fdborch ``removeFdbEntry`` ignores a delete whose
   origin differs), and an APPL_DB row for it takes it over (a SAI set).
@@ -35,8 +41,9 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from nos.daemon.runner import Runner
 from nos.daemon.task import Result, TaskStatus
-from nos.db import Notification, Table
+from nos.db import Notification, NotificationConsumer, Table
 from nos.db.keyops import KeyOpFieldsValues
 from nos.db.notification import notification_ok, report_bad_notification
 from nos.sai.keys import fdb_key
@@ -44,7 +51,12 @@ from nos.sai.ops import SaiOp
 from nos.sai.types import NULL_OID
 from nos.sai.types import ObjectType as T
 from nos.schema.dbconfig import APPL_DB, ASIC_DB, STATE_DB
-from nos.schema.tables import APP_FDB_TABLE_NAME, ASIC_NOTIFICATIONS_CHANNEL, STATE_FDB_TABLE_NAME
+from nos.schema.tables import (
+    APP_FDB_TABLE_NAME,
+    APP_FLUSH_FDB_REQUEST_CHANNEL,
+    ASIC_NOTIFICATIONS_CHANNEL,
+    STATE_FDB_TABLE_NAME,
+)
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import OperChanged
 from orchagent.core.registry import Kind
@@ -63,13 +75,14 @@ from orchagent.orchs.vlan import parse_vlan_name
 
 log = logging.getLogger(__name__)
 
-CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME),)
+CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME),)   # and the APPL_DB channel FLUSHFDBREQUEST (``register``)
 PRODUCES = ((STATE_DB, STATE_FDB_TABLE_NAME),)
 
 DYNAMIC, STATIC = "dynamic", "static"
 FDB_EVENT = "fdb_event"
 LEARNED, AGED, MOVE, FLUSHED = (f"SAI_FDB_EVENT_{e}" for e in ("LEARNED", "AGED", "MOVE", "FLUSHED"))
 BRIDGE_PORT_ID = "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID"
+FORWARD, DROP = "SAI_PACKET_ACTION_FORWARD", "SAI_PACKET_ACTION_DROP"
 FDB_TYPES = {DYNAMIC: "SAI_FDB_ENTRY_TYPE_DYNAMIC", STATIC: "SAI_FDB_ENTRY_TYPE_STATIC"}
 
 
@@ -84,6 +97,7 @@ class FdbEntry:
     mac: str
     port: str = ""
     type: str = DYNAMIC
+    discard: bool = False
 
     @property
     def ident(self) -> tuple[str, str]:
@@ -107,7 +121,11 @@ def _port(value: str) -> str:
     return value
 
 
-FIELDS: FieldTable = {"port": ("port", _port), "type": ("type", _fdb_type)}
+def _discard(value: str) -> bool:
+    return value == "true"      # fdborch: anything but "true" forwards
+
+
+FIELDS: FieldTable = {"port": ("port", _port), "type": ("type", _fdb_type), "discard": ("discard", _discard)}
 
 
 @dataclass(frozen=True)
@@ -155,7 +173,8 @@ def plan(entry: FdbEntry, vlan_oid: str, target: Bridgeable | None, current: Ins
         return Plan.retry(f"waiting for {entry.port} to become a member of {entry.vlan}")
     installed = Installed(entry, fdb_key(entry.mac, vlan_oid, switch_id), target.bridge_port)
     attrs = (("SAI_FDB_ENTRY_ATTR_TYPE", FDB_TYPES[entry.type]),
-             ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", target.bridge_port))
+             ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", target.bridge_port),
+             ("SAI_FDB_ENTRY_ATTR_PACKET_ACTION", DROP if entry.discard else FORWARD))
     if current is None or current.key != installed.key:
         return Plan((SaiOp.create(T.FDB_ENTRY, installed.key, *attrs),), installed)
     if current == installed:
@@ -218,6 +237,38 @@ def plan_learnt(notice: FdbNotice, vlan: str, vid: int, port: str, current: Inst
     return Installed(FdbEntry(vlan, vid, notice.mac, port, DYNAMIC), notice.key, notice.bridge_port, learnt=True)
 
 
+@dataclass(frozen=True)
+class FlushRequest:
+    """What a FLUSHFDBREQUEST names: a port or LAG and/or a VLAN ("" = any)."""
+
+    port: str = ""
+    vlan: str = ""
+
+
+FLUSH_OPS = ("ALL", "PORT", "VLAN", "PORTVLAN")
+
+
+def parse_flush_request(op: str, data: str) -> FlushRequest:
+    """fdbclear's request -> FlushRequest; raises ValueError for an unknown op or a malformed name."""
+    if op == "ALL":
+        return FlushRequest()
+    if op == "PORT" and data:
+        return FlushRequest(port=data)
+    if op == "VLAN" and data:
+        return FlushRequest(vlan=f"Vlan{data}")
+    port, sep, vid = data.partition("|")
+    if op == "PORTVLAN" and sep and port and vid:
+        return FlushRequest(port=port, vlan=f"Vlan{vid}")
+    raise ValueError(f"not a flush request: op={op!r} data={data!r}")
+
+
+def flush_targets(request: FlushRequest, installed: Iterable[Installed]) -> list[Installed]:
+    """The dynamic entries a flush request names (fdborch flushes SAI_FDB_FLUSH_ENTRY_TYPE_DYNAMIC)."""
+    return [i for i in installed if i.entry.type == DYNAMIC
+            and (not request.port or i.entry.port == request.port)
+            and (not request.vlan or i.entry.vlan == request.vlan)]
+
+
 def flushed(notice: FdbNotice, installed: Iterable[Installed], vlan: str) -> list[Installed]:
     """The dynamic entries a FLUSHED event names (by bridge port and/or VLAN; all when neither)."""
     return [i for i in installed if i.entry.type == DYNAMIC
@@ -276,6 +327,43 @@ class FdbOrch:
             return Result.failed(f"{result.status} {result.reason}")
         self._forget([current], hold_static=False)
         return Result.success()
+
+    # -- FLUSHFDBREQUEST (sonic-clear fdb) ---------------------------------------------------------
+    def register(self, runner: Runner) -> None:
+        """The flush requests of ``sonic-clear fdb`` (APPL_DB channel FLUSHFDBREQUEST)."""
+        self.flush_requests = NotificationConsumer(self.deps.dbs[APPL_DB], APP_FLUSH_FDB_REQUEST_CHANNEL)
+        runner.add_selectable(self.flush_requests, self.on_flush_requests, APP_FLUSH_FDB_REQUEST_CHANNEL)
+
+    def on_flush_requests(self) -> None:
+        for note in self.flush_requests.pops():
+            self.flush_request(note.op, note.data)
+
+    def flush_request(self, op: str, data: str) -> None:
+        try:
+            request = parse_flush_request(op, data)
+        except ValueError as why:
+            log.error("orch.fdb.bad_flush_request reason=%s", why)
+            return
+        missing = self._flush_refusal(request)
+        if missing:
+            log.error("orch.fdb.flush_request_ignored op=%s data=%s reason=%s", op, data, missing)
+            return
+        log.info("orch.fdb.flush_request op=%s data=%s", op, data)
+        self._flush(flush_targets(request, self.installed.values()), hold_static=False)
+
+    def _flush_refusal(self, request: FlushRequest) -> str:
+        """Why fdborch would not flush (unknown port/VLAN, port without bridge port); "" = go."""
+        if request.port:
+            port = self.deps.registry.get(request.port)
+            if port is None or port.kind not in (Kind.PORT, Kind.LAG):
+                return f"no port {request.port}"
+            if not port.bridge_port:
+                return f"{request.port} has no bridge port"
+        if request.vlan:
+            vlan = self.deps.registry.get(request.vlan)
+            if vlan is None or vlan.kind is not Kind.VLAN:
+                return f"no VLAN {request.vlan}"
+        return ""
 
     # -- syncd's fdb_event ------------------------------------------------------------------------
     def on_notifications(self, notes: list[Notification]) -> None:

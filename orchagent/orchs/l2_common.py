@@ -33,6 +33,15 @@ UP, DOWN = "up", "down"
 DEFAULT_PVID = 1                      # portsorch DEFAULT_PORT_VLAN_ID
 HOSTIF_TAG_KEEP = "SAI_HOSTIF_VLAN_TAG_KEEP"
 HOSTIF_TAG_STRIP = "SAI_HOSTIF_VLAN_TAG_STRIP"
+LEARN_HW = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW"
+LEARN_MODES = {   # portsorch learn_mode_map: PORT_TABLE / LAG_TABLE learn_mode -> SAI bridge port mode
+    "drop": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DROP",
+    "disable": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE",
+    "hardware": LEARN_HW,
+    "cpu_trap": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_CPU_TRAP",
+    "cpu_log": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_CPU_LOG",
+    "notification": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_FDB_NOTIFICATION",
+}
 _MAC = re.compile(r"[0-9A-Fa-f]{2}([-:])[0-9A-Fa-f]{2}(\1[0-9A-Fa-f]{2}){4}")
 _DECIMAL = re.compile(r"[0-9]+")
 
@@ -62,6 +71,13 @@ def to_mac(value: str) -> str:
     if not _MAC.fullmatch(value):
         raise InvalidEntry(f"{value!r} is not a MAC address")
     return value.upper().replace("-", ":")
+
+
+def to_learn_mode(value: str) -> str:
+    """A ``learn_mode`` word -> the SAI bridge port learning mode; raises InvalidEntry."""
+    if value not in LEARN_MODES:
+        raise InvalidEntry(f"{value!r} is not one of {', '.join(LEARN_MODES)}")
+    return LEARN_MODES[value]
 
 
 def mtu_field(value: str) -> int:
@@ -136,6 +152,7 @@ class Bridgeable:
     pvid: int = 0
     lag: str = ""                          # for a port: the LAG it is in
     rif: str = ""
+    learn_mode: str = LEARN_HW             # the mode its bridge port is created with
 
 
 def snapshot(registry: Registry, name: str) -> Bridgeable | None:
@@ -144,7 +161,7 @@ def snapshot(registry: Registry, name: str) -> Bridgeable | None:
     if entry is None:
         return None
     return Bridgeable(entry.name, entry.kind, entry.oid, entry.bridge_port, _hostifs(registry, entry),
-                      frozenset(entry.vlans), entry.pvid, entry.lag, entry.rif)
+                      frozenset(entry.vlans), entry.pvid, entry.lag, entry.rif, entry.learn_mode or LEARN_HW)
 
 
 def lag_members(registry: Registry, lag: str) -> list[Interface]:
@@ -160,6 +177,11 @@ def _hostifs(registry: Registry, entry: Interface) -> tuple[str, ...]:
 def hostif_tag_ops(hostifs: Iterable[str], tag: str) -> list[SaiOp]:
     """portsorch ``setHostIntfsStripTag``: the VLAN tag mode of host interfaces."""
     return [SaiOp.set(T.HOSTIF, hostif, "SAI_HOSTIF_ATTR_VLAN_TAG", tag) for hostif in hostifs]
+
+
+def learn_mode_op(bridge_port: str, mode: str) -> SaiOp:
+    """portsorch ``setBridgePortLearnMode``."""
+    return SaiOp.set(T.BRIDGE_PORT, bridge_port, "SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE", mode)
 
 
 def pvid_op(target: Bridgeable, vid: int) -> SaiOp:

@@ -6,14 +6,17 @@ What portsorch does (``doLagTask``, ``doLagMemberTask``, ``addLag``, ``removeLag
 * ``LAG_TABLE:<lag>`` {admin_status (upstream tests write ``admin``), oper_status, mtu, tpid,
   learn_mode}: the first SET creates an empty ``SAI_OBJECT_TYPE_LAG`` and publishes COUNTERS_DB
   ``COUNTERS_LAG_NAME_MAP``; ``tpid`` (hex, e.g. 0x9200) becomes ``SAI_LAG_ATTR_TPID`` (decimal) when
-  it changes; ``learn_mode`` is recorded and applied to the LAG's bridge port (now, or when the VLAN
-  orch creates it); ``oper_status`` (as teamsyncd writes it) and ``mtu`` are recorded and announced
+  it changes; ``learn_mode`` is recorded and applied to the LAG's bridge port (a SAI set when it
+  exists, else the VLAN orch creates the bridge port with it, as ``addBridgePort`` uses m_learn_mode);
+  ``oper_status`` (as teamsyncd writes it) and ``mtu`` are recorded and announced
   (``OperChanged``, ``MtuChanged``) for the router-interface and next-hop orchs.
 * ``LAG_MEMBER_TABLE:<lag>:<port>`` {status enabled|disabled}: a new member is created with LAG_ID
   and PORT_ID (a disabled one also with EGRESS_DISABLE and INGRESS_DISABLE true); then every update
   sets collection and distribution: enabled -> INGRESS_DISABLE false, EGRESS_DISABLE false;
   disabled -> EGRESS_DISABLE true, INGRESS_DISABLE true (that order, as portsorch). A joining port
-  takes the LAG's PVID, and keeps VLAN tags on its host interface while the LAG is bridged.
+  takes the LAG's PVID first (``SAI_PORT_ATTR_PORT_VLAN_ID``, 1 while the LAG is in no untagged VLAN;
+  not when the LAG or the port is routed: ``addLagMember`` / ``getPortPvid``), and keeps VLAN tags on its
+  host interface while the LAG is bridged.
 * A member waits while its LAG or port does not exist, while the port is in another LAG, and while the
   port is itself in a VLAN (a VLAN member cannot join a LAG). A LAG is removed once it has no members,
   no bridge port and nothing refers to it (VLAN membership, router interface: ``registry.in_use``).
@@ -47,20 +50,22 @@ from orchagent.orchs.l2_common import (
     DEFAULT_PVID,
     HOSTIF_TAG_KEEP,
     HOSTIF_TAG_STRIP,
+    LEARN_HW,
     UP,
     Bridgeable,
-    BridgePortChanged,
     FieldTable,
     InvalidEntry,
     NewOid,
     Plan,
     hostif_tag_ops,
+    learn_mode_op,
     mtu_field,
     parse_fields,
     pvid_op,
     snapshot,
     split_key,
     to_admin,
+    to_learn_mode,
 )
 
 log = logging.getLogger(__name__)
@@ -70,15 +75,6 @@ PRODUCES = ((COUNTERS_DB, COUNTERS_LAG_NAME_MAP),)
 
 LAG_PREFIX = "PortChannel"
 DEFAULT_MTU = 9100
-LEARN_HW = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW"
-LEARN_MODES = {   # portsorch learn_mode_map
-    "drop": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DROP",
-    "disable": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE",
-    "hardware": LEARN_HW,
-    "cpu_trap": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_CPU_TRAP",
-    "cpu_log": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_CPU_LOG",
-    "notification": "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_FDB_NOTIFICATION",
-}
 OPER_STATUSES = ("up", "down", "testing", "unknown", "dormant", "notpresent", "lowerlayerdown")  # string_oper_status
 MEMBER_STATUSES = {"enabled": True, "disabled": False}
 
@@ -123,12 +119,6 @@ def _tpid(value: str) -> int:
     return tpid
 
 
-def _learn_mode(value: str) -> str:
-    if value not in LEARN_MODES:
-        raise InvalidEntry(f"{value!r} is not one of {', '.join(LEARN_MODES)}")
-    return LEARN_MODES[value]
-
-
 def _status(value: str) -> bool:
     if value not in MEMBER_STATUSES:
         raise InvalidEntry(f"{value!r} is not enabled or disabled")
@@ -141,7 +131,7 @@ LAG_FIELDS: FieldTable = {
     "oper_status": ("oper_up", _oper),
     "mtu": ("mtu", mtu_field),
     "tpid": ("tpid", _tpid),
-    "learn_mode": ("learn_mode", _learn_mode),
+    "learn_mode": ("learn_mode", to_learn_mode),
 }
 MEMBER_FIELDS: FieldTable = {"status": ("enabled", _status)}
 
@@ -191,10 +181,6 @@ def parse_member(key: str, fvs: tuple[tuple[str, str], ...]) -> LagMemberEntry:
 
 
 # ---- plan --------------------------------------------------------------------------------------
-
-def learn_mode_op(bridge_port: str, mode: str) -> SaiOp:
-    return SaiOp.set(T.BRIDGE_PORT, bridge_port, "SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE", mode)
-
 
 def plan_lag(entry: LagEntry, current: LagState | None, new_oid: NewOid, bridge_port: str = "") -> Plan[LagState]:
     """Create the LAG (empty), then set what changed: TPID, and the learn mode of its bridge port."""
@@ -253,8 +239,8 @@ def plan_member(entry: LagMemberEntry, lag: Bridgeable, port: Bridgeable, curren
     if not entry.enabled:
         attrs += [("SAI_LAG_MEMBER_ATTR_EGRESS_DISABLE", "true"), ("SAI_LAG_MEMBER_ATTR_INGRESS_DISABLE", "true")]
     ops = [SaiOp.create(T.LAG_MEMBER, member.oid, *attrs)]
-    if lag.pvid > DEFAULT_PVID:
-        ops.insert(0, pvid_op(port, lag.pvid))
+    if not lag.rif and not port.rif:   # portsorch getPortPvid (no PVID on a routed LAG), setPortPvid (nor port)
+        ops.insert(0, pvid_op(port, lag.pvid or DEFAULT_PVID))
     if lag.bridge_port:
         ops += hostif_tag_ops(port.hostifs, HOSTIF_TAG_KEEP)
     return Plan(tuple(ops + collection_ops(member.oid, entry.enabled)), member)
@@ -279,7 +265,6 @@ class LagOrch:
         self.lags: dict[str, LagState] = {}
         self.members: dict[str, LagMember] = {}     # port -> its membership
         self.counters = deps.dbs[COUNTERS_DB].client
-        deps.bus.subscribe(BridgePortChanged, self._on_bridge_port)
 
     def handle(self, table: str, task: KeyOpFieldsValues) -> Result:
         try:
@@ -308,6 +293,7 @@ class LagOrch:
             registered = self.deps.registry.add(Interface(entry.name, Kind.LAG, state.oid, mtu=state.mtu))
             self.counters.hset(COUNTERS_LAG_NAME_MAP, entry.name, state.oid)
         registered.admin_up = state.admin_up
+        registered.learn_mode = state.learn_mode   # the VLAN orch creates the bridge port with it
         if registered.oper_up != state.oper_up:
             registered.oper_up = state.oper_up
             log.info("orch.lag.oper lag=%s status=%s", entry.name, "up" if state.oper_up else "down")
@@ -350,14 +336,14 @@ class LagOrch:
             return failed or plan.result
         self.members[entry.port] = plan.state
         if current is None:
-            self._joined(entry.port, entry.lag, lag.pvid)
+            self._joined(entry.port, entry.lag, 0 if lag.rif or port.rif else lag.pvid or DEFAULT_PVID)
         return Result.success()
 
     def _joined(self, port: str, lag: str, lag_pvid: int) -> None:
         registered = self.deps.registry.get(port)
         assert registered is not None, port
         registered.lag = lag
-        if lag_pvid > DEFAULT_PVID:
+        if lag_pvid:
             registered.pvid = lag_pvid
         self.deps.registry.ref(port)
 
@@ -378,15 +364,6 @@ class LagOrch:
             registered.lag = ""
         self.deps.registry.unref(port_name)
         return Result.success()
-
-    # -- events ----------------------------------------------------------------------------------
-    def _on_bridge_port(self, event: BridgePortChanged) -> None:
-        """A LAG got a bridge port: give it the LAG's learn mode (portsorch creates it with it)."""
-        lag = self.lags.get(event.name)
-        if event.added and lag is not None and lag.learn_mode != LEARN_HW:
-            result = self.deps.sai.apply([learn_mode_op(event.oid, lag.learn_mode)])
-            if not result.ok:
-                log.error("orch.lag.learn_mode_failed lag=%s status=%s", event.name, result.status)
 
     def _apply(self, plan: Plan[Any]) -> Result | None:
         if not plan.go or not plan.ops:

@@ -5,7 +5,9 @@ What portsorch does (``doVlanTask``, ``doVlanMemberTask``, ``addVlan``, ``addBri
 
 * ``VLAN_TABLE:Vlan<id>`` {admin_status, mtu, mac, host_ifname} creates ``SAI_OBJECT_TYPE_VLAN``
   {``SAI_VLAN_ATTR_VLAN_ID``}; ``mtu`` is remembered and followed by the VLAN's router interface
-  (``MtuChanged``); a non-empty ``host_ifname`` creates a netdev host interface on the VLAN.
+  (``MtuChanged``); a non-empty ``host_ifname`` creates a netdev host interface on the VLAN
+  {TYPE NETDEV, OBJ_ID the VLAN, NAME (at most 15 characters), QUEUE 7}, once (a later name is ignored,
+  as portsorch refuses a second host interface), removed with the VLAN.
   ``Vlan1`` is the switch's default VLAN: it is adopted, never created or removed.
 * ``VLAN_MEMBER_TABLE:Vlan<id>:<port|lag>`` {tagging_mode (default untagged)}: the port or LAG gets a
   bridge port on the default 1Q bridge when it joins its first VLAN (TYPE PORT, PORT_ID, ADMIN_STATE
@@ -13,6 +15,10 @@ What portsorch does (``doVlanTask``, ``doVlanMemberTask``, ``addVlan``, ``addBri
   BRIDGE_PORT_ID, VLAN_TAGGING_MODE}; untagged also sets the PVID (``SAI_PORT_ATTR_PORT_VLAN_ID`` or
   ``SAI_LAG_ATTR_PORT_VLAN_ID``). Leaving restores PVID 1 (when it was untagged); leaving the last
   VLAN sets the bridge port admin down, strips tags on the host interfaces and removes the bridge port.
+* The bridge port is created with the port's or LAG's learn mode (``learn_mode`` of APPL_DB
+  PORT_TABLE / LAG_TABLE, default hardware). A port's ``learn_mode`` is read from the PORT_TABLE rows
+  as orchagent's consumer leaves them (a subscription next to PortOrch's consumer): it is recorded, and
+  set on the bridge port when there is one (portsorch ``doPortTask`` / ``setBridgePortLearnMode``).
 * A member waits (NEED_RETRY) until its VLAN and its port/LAG exist, while the port is in a LAG, and
   while the interface is routed (portsorch: "Cannot create bridge port, interface is a router port").
   A VLAN is removed only once it has no members and nothing refers to it (a router interface:
@@ -34,13 +40,16 @@ import re
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from nos.daemon.consumer import TableConsumer
+from nos.daemon.runner import Runner
 from nos.daemon.task import Result
+from nos.db import SubscriberStateTable
 from nos.db.keyops import KeyOpFieldsValues
 from nos.sai.ops import SaiOp
 from nos.sai.types import ObjectType as T
 from nos.sai.values import sai_bool
 from nos.schema.dbconfig import APPL_DB
-from nos.schema.tables import APP_VLAN_MEMBER_TABLE_NAME, APP_VLAN_TABLE_NAME
+from nos.schema.tables import APP_PORT_TABLE_NAME, APP_VLAN_MEMBER_TABLE_NAME, APP_VLAN_TABLE_NAME
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import MtuChanged
 from orchagent.core.registry import Interface, Kind
@@ -48,6 +57,7 @@ from orchagent.orchs.l2_common import (
     DEFAULT_PVID,
     HOSTIF_TAG_KEEP,
     HOSTIF_TAG_STRIP,
+    LEARN_HW,
     Bridgeable,
     BridgePortChanged,
     FieldTable,
@@ -56,12 +66,14 @@ from orchagent.orchs.l2_common import (
     Plan,
     VlanMemberChanged,
     hostif_tag_ops,
+    learn_mode_op,
     mtu_field,
     parse_fields,
     pvid_op,
     snapshot,
     split_key,
     to_admin,
+    to_learn_mode,
     to_mac,
 )
 
@@ -78,6 +90,8 @@ TAGGING_MODES = {
     "tagged": "SAI_VLAN_TAGGING_MODE_TAGGED",
     "priority_tagged": "SAI_VLAN_TAGGING_MODE_PRIORITY_TAGGED",
 }
+HOSTIF_NAME_SIZE = 16                  # saihostif.h SAI_HOSTIF_NAME_SIZE (includes the NUL)
+DEFAULT_HOSTIF_TX_QUEUE = 7            # portsorch.cpp DEFAULT_HOSTIF_TX_QUEUE
 RECORDED = ("admin_up", "mtu", "mac")    # VLAN_TABLE fields kept in the VLAN's state
 _VLAN_NAME = re.compile(r"Vlan([1-9][0-9]{0,3})")
 
@@ -198,9 +212,16 @@ def plan_vlan(entry: VlanEntry, current: VlanState | None, new_oid: NewOid, defa
     state = replace(state, **updates)
     if entry.host_ifname and not state.hostif:
         state = replace(state, hostif=new_oid(T.HOSTIF))
-        ops.append(SaiOp.create(T.HOSTIF, state.hostif, ("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"),
-                                ("SAI_HOSTIF_ATTR_OBJ_ID", state.oid), ("SAI_HOSTIF_ATTR_NAME", entry.host_ifname)))
+        ops.append(SaiOp.create(T.HOSTIF, state.hostif, *vlan_hostif_attrs(state.oid, entry.host_ifname)))
     return Plan(tuple(ops), state)
+
+
+def vlan_hostif_attrs(vlan_oid: str, name: str) -> tuple[tuple[str, str], ...]:
+    """portsorch ``createVlanHostIntf``: a netdev on the VLAN, its name cut to what SAI holds
+    (SAI_HOSTIF_NAME_SIZE 16 with the NUL), sending on the default host-interface TX queue."""
+    return (("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"), ("SAI_HOSTIF_ATTR_OBJ_ID", vlan_oid),
+            ("SAI_HOSTIF_ATTR_NAME", name[:HOSTIF_NAME_SIZE - 1]),
+            ("SAI_HOSTIF_ATTR_QUEUE", str(DEFAULT_HOSTIF_TX_QUEUE)))
 
 
 def plan_vlan_removal(current: VlanState, members: int, users: int) -> Plan[VlanState]:
@@ -240,7 +261,7 @@ def plan_member(entry: MemberEntry, vlan: VlanState, target: Bridgeable, current
         ops.append(SaiOp.create(
             T.BRIDGE_PORT, bridge_port, ("SAI_BRIDGE_PORT_ATTR_TYPE", "SAI_BRIDGE_PORT_TYPE_PORT"),
             ("SAI_BRIDGE_PORT_ATTR_PORT_ID", target.oid), ("SAI_BRIDGE_PORT_ATTR_ADMIN_STATE", sai_bool(True)),
-            ("SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE", "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW")))
+            ("SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE", target.learn_mode)))
         ops += hostif_tag_ops(target.hostifs, HOSTIF_TAG_KEEP)
     member = VlanMember(entry.vlan, entry.vid, entry.member, new_oid(T.VLAN_MEMBER), entry.mode, bridge_port)
     ops.append(SaiOp.create(T.VLAN_MEMBER, member.oid, ("SAI_VLAN_MEMBER_ATTR_VLAN_ID", vlan.oid),
@@ -281,6 +302,11 @@ def plan_member_removal(target: Bridgeable, current: VlanMember) -> Plan[MemberC
     return Plan(tuple(ops), MemberChange(current, bridge_port, pvid))
 
 
+def plan_port_learn_mode(bridge_port: str, current: str, wanted: str) -> tuple[SaiOp, ...]:
+    """A port's new learn mode: a set on its bridge port when it has one and the mode changes."""
+    return (learn_mode_op(bridge_port, wanted),) if bridge_port and wanted != current else ()
+
+
 # ---- the orch ----------------------------------------------------------------------------------
 
 class VlanOrch:
@@ -303,6 +329,31 @@ class VlanOrch:
 
     def member_count(self, vlan: str) -> int:
         return sum(1 for name, _ in self.members if name == vlan)
+
+    def register(self, runner: Runner) -> None:
+        """PORT_TABLE rows as orchagent's consumer leaves them: the ports' ``learn_mode``."""
+        source = SubscriberStateTable(self.deps.dbs[APPL_DB], APP_PORT_TABLE_NAME)
+        runner.add_consumer(TableConsumer(APPL_DB, APP_PORT_TABLE_NAME, source, self.handle_port_row))
+
+    def handle_port_row(self, task: KeyOpFieldsValues) -> Result:
+        if task.is_del or "learn_mode" not in task.fields:
+            return Result.ignored()
+        try:
+            wanted = to_learn_mode(task.fields["learn_mode"])
+        except InvalidEntry as why:
+            return Result.invalid(f"field 'learn_mode': {why}")
+        entry = self.deps.registry.get(task.key)
+        if entry is None:
+            return Result.retry(f"port {task.key} does not exist yet")
+        if entry.kind is not Kind.PORT:
+            return Result.ignored(f"{task.key} is a {entry.kind.value}")
+        ops = plan_port_learn_mode(entry.bridge_port, entry.learn_mode or LEARN_HW, wanted)
+        if ops:
+            result = self.deps.sai.apply(ops)
+            if not result.ok:
+                return Result.failed(f"{result.status} {result.reason}")
+        entry.learn_mode = wanted
+        return Result.success()
 
     # -- VLAN_TABLE ------------------------------------------------------------------------------
     def _set_vlan(self, task: KeyOpFieldsValues) -> Result:

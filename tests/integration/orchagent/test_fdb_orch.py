@@ -56,7 +56,8 @@ def test_entry_is_held_until_the_port_is_a_vlan_member(l2, raw):
     key = json.loads(next(iter(objects(raw, "FDB_ENTRY"))))
     assert key == {"bvid": vlan_oid(raw, 2), "mac": MAC, "switch_id": agent.deps.switch.switch_id}
     assert fdb_entries(raw)[(vlan_oid(raw, 2), MAC)] == {
-        "SAI_FDB_ENTRY_ATTR_TYPE": "SAI_FDB_ENTRY_TYPE_DYNAMIC", "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID": bridge_port}
+        "SAI_FDB_ENTRY_ATTR_TYPE": "SAI_FDB_ENTRY_TYPE_DYNAMIC", "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID": bridge_port,
+        "SAI_FDB_ENTRY_ATTR_PACKET_ACTION": "SAI_PACKET_ACTION_FORWARD"}
     assert raw(6).hgetall("FDB_TABLE|Vlan2:52:54:00:25:06:e9") == {"port": "Ethernet0", "type": "dynamic"}
     t["FDB_TABLE"].delete("Vlan2:52-54-00-25-06-E9")
     agent.drive(lambda: not fdb_entries(raw))
@@ -115,3 +116,44 @@ def test_bad_rows_are_refused(l2, raw):
     consumer = agent.runner.consumers[-1]
     agent.drive(lambda: consumer.stats.rejected == 4)
     assert not consumer.pending
+
+
+def flush_request(raw, op, data):
+    """What sonic-utilities fdbclear publishes: ``[op, data]`` on APPL_DB channel FLUSHFDBREQUEST."""
+    raw(0).publish("FLUSHFDBREQUEST", json.dumps([op, data]))
+
+
+def test_flush_requests_take_the_dynamic_entries_they_name(l2, raw):  # sonic-clear fdb; fdborch flush UTs
+    agent, ports, t = l2
+    for vid in (2, 3):
+        t["VLAN_TABLE"].set(f"Vlan{vid}", {"admin_status": "up"})
+        for name in ("Ethernet0", "Ethernet4"):
+            t["VLAN_MEMBER_TABLE"].set(f"Vlan{vid}:{name}", {"tagging_mode": "tagged"})
+    rows = {f"Vlan{vid}:00:00:00:00:0{vid}:0{p}": {"port": f"Ethernet{4 * p}", "type": "dynamic"}
+            for vid in (2, 3) for p in (0, 1)}
+    rows["Vlan2:00:00:00:00:02:09"] = {"port": "Ethernet0", "type": "static"}
+    for key, fields in rows.items():
+        t["FDB_TABLE"].set(key, fields)
+    agent.drive(lambda: len(fdb_entries(raw)) == 5)
+
+    def macs():
+        return sorted(mac for _, mac in fdb_entries(raw))
+
+    flush_request(raw, "PORTVLAN", "Ethernet0|3")
+    agent.drive(lambda: len(fdb_entries(raw)) == 4)
+    assert "00:00:00:00:03:00" not in macs() and not raw(6).exists("FDB_TABLE|Vlan3:00:00:00:00:03:00")
+    flush_request(raw, "PORT", "Ethernet4")
+    agent.drive(lambda: len(fdb_entries(raw)) == 2)
+    assert macs() == ["00:00:00:00:02:00", "00:00:00:00:02:09"]
+    flush_request(raw, "PORT", "Ethernet99")      # unknown: logged, nothing flushed
+    flush_request(raw, "BOGUS", "x")
+    agent.settle()
+    assert len(fdb_entries(raw)) == 2
+    flush_request(raw, "VLAN", "2")
+    agent.drive(lambda: len(fdb_entries(raw)) == 1)
+    assert macs() == ["00:00:00:00:02:09"]        # static entries are not flushed
+    t["FDB_TABLE"].set("Vlan3:00:00:00:00:03:07", {"port": "Ethernet4", "type": "dynamic"})
+    agent.drive(lambda: len(fdb_entries(raw)) == 2)
+    flush_request(raw, "ALL", "ALL")
+    agent.drive(lambda: len(fdb_entries(raw)) == 1)
+    assert raw(6).keys("FDB_TABLE|*") == ["FDB_TABLE|Vlan2:00:00:00:00:02:09"]

@@ -27,6 +27,10 @@ def vlan_oid(raw, vid):
     return found[0] if len(found) == 1 else None
 
 
+def consumer_of(agent, table):
+    return next(c for c in agent.runner.consumers if c.table == table and c.db == "APPL_DB")
+
+
 def hostif_of(raw, name):
     return next(attrs for attrs in objects(raw, "HOSTIF").values() if attrs["SAI_HOSTIF_ATTR_NAME"] == name)
 
@@ -97,7 +101,7 @@ def test_member_waits_for_its_vlan_and_its_port(l2, raw):
     assert objects(raw, "VLAN_MEMBER") == {}
     vlans.set("Vlan3", {"admin_status": "up"})
     agent.drive(lambda: len(objects(raw, "VLAN_MEMBER")) == 1)
-    member_consumer = agent.runner.consumers[-1]
+    member_consumer = consumer_of(agent, "VLAN_MEMBER_TABLE")
     assert member_consumer.table == "VLAN_MEMBER_TABLE" and "Vlan3:Ethernet100" in member_consumer.pending
 
 
@@ -152,8 +156,35 @@ def test_bad_rows_are_refused_and_nothing_is_created(l2, raw):
         vlans.set(key, fields)
     members.set("Vlan2", {"tagging_mode": "untagged"})
     members.set("Vlan7:Ethernet0", {"tagging_mode": "trunk"})
-    vlan_consumer, member_consumer = agent.runner.consumers[-2:]
+    vlan_consumer, member_consumer = consumer_of(agent, "VLAN_TABLE"), consumer_of(agent, "VLAN_MEMBER_TABLE")
     agent.drive(lambda: vlan_consumer.stats.rejected == 7 and member_consumer.stats.rejected == 2)
     assert set(objects(raw, "VLAN")) == before and not vlan_consumer.pending and not member_consumer.pending
     vlans.set("Vlan5", {"admin_status": "up"})
     agent.drive(lambda: vlan_oid(raw, 5))
+
+
+def test_port_learn_mode_follows_port_table_and_survives_the_bridge_port(l2, raw, dbs):  # test_PortMacLearnMode
+    agent, ports, vlans, members = l2
+    port_table = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
+    vlans.set("Vlan2", {"admin_status": "up"})
+    members.set("Vlan2:Ethernet8", {"tagging_mode": "untagged"})
+    agent.drive(lambda: objects(raw, "BRIDGE_PORT"))
+
+    def mode():
+        [bp] = objects(raw, "BRIDGE_PORT").values()
+        return bp["SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE"]
+
+    assert mode() == "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW"
+    for word, sai in (("drop", "DROP"), ("cpu_trap", "CPU_TRAP"), ("notification", "FDB_NOTIFICATION")):
+        port_table.set("Ethernet8", {"learn_mode": word})
+        agent.drive(lambda sai=sai: mode() == f"SAI_BRIDGE_PORT_FDB_LEARNING_MODE_{sai}")
+    port_table.set("Ethernet8", {"learn_mode": "sometimes"})   # refused, the mode stays
+    agent.settle()
+    assert mode() == "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_FDB_NOTIFICATION"
+    port_table.set("Ethernet8", {"learn_mode": "disable"})
+    agent.drive(lambda: mode() == "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE")
+    members.delete("Vlan2:Ethernet8")
+    agent.drive(lambda: not objects(raw, "BRIDGE_PORT"))
+    members.set("Vlan2:Ethernet8", {"tagging_mode": "untagged"})
+    agent.drive(lambda: objects(raw, "BRIDGE_PORT"))
+    assert mode() == "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"   # created with it

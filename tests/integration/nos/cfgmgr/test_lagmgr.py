@@ -63,7 +63,8 @@ def test_lacp_members_and_oper_status_follow_the_links(env):
     settle(runner, lambda: appl.row("LAG_TABLE", LAG))
     assert appl.row("LAG_TABLE", LAG) == {"admin_status": "up", "oper_status": "down", "mtu": "9100"}
     assert state.hgetall(f"LAG_TABLE|{LAG}") == {
-        "admin_status": "up", "oper_status": "down", "mtu": "9100", "state": "ok"}
+        "admin_status": "up", "oper_status": "down", "mtu": "9100", "state": "ok",
+        "runner.active": "true", "runner.fast_rate": "false", "runner.fallback": "false"}
 
     port_up(state, "Ethernet0", up=True)
     port_up(state, "Ethernet4", up=False)
@@ -74,8 +75,10 @@ def test_lacp_members_and_oper_status_follow_the_links(env):
     assert appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet4") == {"status": "disabled"}
     assert appl.row("LAG_TABLE", LAG)["oper_status"] == "down"  # 1 of min_links 2
     # teamd's view, as tlm_teamd leaves it in STATE_DB for teamshow
-    assert state.hgetall(f"LAG_MEMBER_TABLE|{LAG}|Ethernet0") == {"runner.aggregator.selected": "true"}
-    assert state.hgetall(f"LAG_MEMBER_TABLE|{LAG}|Ethernet4") == {"runner.aggregator.selected": "false"}
+    assert state.hgetall(f"LAG_MEMBER_TABLE|{LAG}|Ethernet0") == {
+        "runner.aggregator.selected": "true", "runner.actor_lacpdu_info.key": "0"}
+    assert state.hgetall(f"LAG_MEMBER_TABLE|{LAG}|Ethernet4") == {
+        "runner.aggregator.selected": "false", "runner.actor_lacpdu_info.key": "0"}
 
     port_up(state, "Ethernet4", up=True)
     settle(runner, lambda: appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet4") == {"status": "enabled"})
@@ -156,6 +159,34 @@ def test_deleting_the_lag_removes_members_and_state(env):
     settle(runner, lambda: not appl.row("LAG_TABLE", LAG))
     assert appl.row("LAG_MEMBER_TABLE", f"{LAG}:Ethernet0") == {}
     assert not state.exists(f"LAG_TABLE|{LAG}") and not state.exists(f"LAG_MEMBER_TABLE|{LAG}|Ethernet0")
+
+
+def test_lacp_keys_fast_rate_and_an_empty_lacp_key_are_teammgrds(env):  # test_Portchannel_lacpkey / _fast_rate
+    cdb, runner, appl, state = env
+    rows = {"PortChannel001": ("Ethernet0", {"lacp_key": "auto"}, "1001"),
+            "PortChannel0004": ("Ethernet4", {"lacp_key": ""}, "0"),
+            "PortChannel0005": ("Ethernet8", {"lacp_key": "564", "fast_rate": "true"}, "564")}
+    for lag, (port, fields, _) in rows.items():
+        port_up(state, port)
+        cdb.set_entry("PORTCHANNEL", lag, {"admin_status": "up", "mtu": "9100", **fields})
+        cdb.set_entry("PORTCHANNEL_MEMBER", f"{lag}|{port}", {})
+    settle(runner, lambda: all(state.exists(f"LAG_MEMBER_TABLE|{lag}|{port}") for lag, (port, _, _) in rows.items()))
+    for lag, (port, _, key) in rows.items():
+        assert appl.row("LAG_TABLE", lag)["oper_status"] == "up"
+        assert state.hget(f"LAG_MEMBER_TABLE|{lag}|{port}", "runner.actor_lacpdu_info.key") == key
+    assert state.hget("LAG_TABLE|PortChannel0005", "runner.fast_rate") == "true"
+    assert state.hget("LAG_TABLE|PortChannel001", "runner.fast_rate") == "false"
+
+
+def test_system_mac_reaches_appl_and_state_db(env):
+    cdb, runner, appl, state = env
+    cdb.set_entry("DEVICE_METADATA", "localhost", {"mac": "52:54:00:12:34:56"})
+    cdb.set_entry("PORTCHANNEL", "PortChannel7", {"admin_status": "up", "system_mac": "00:11:22:33:44:55"})
+    cdb.set_entry("PORTCHANNEL", "PortChannel8", {"admin_status": "up", "system_mac": "None"})
+    settle(runner, lambda: appl.row("LAG_TABLE", "PortChannel8"))
+    assert appl.row("LAG_TABLE", "PortChannel7")["system_mac"] == "00:11:22:33:44:55"
+    assert appl.row("LAG_TABLE", "PortChannel8")["system_mac"] == "52:54:00:12:34:56"
+    assert state.hget("LAG_TABLE|PortChannel8", "system_mac") == "52:54:00:12:34:56"
 
 
 def test_bad_portchannel_is_reported(env):

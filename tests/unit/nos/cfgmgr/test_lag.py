@@ -14,6 +14,7 @@ from nos.cfgmgr.lag import (
     lag_to_state,
     link_of,
     member_status,
+    member_to_state,
     parse_lag,
     parse_member_key,
     port_restore,
@@ -30,7 +31,36 @@ def test_portchannel_defaults_are_teammgrd_ones():
 def test_portchannel_fields_are_read():
     lag = parse_lag("PortChannel002", {"admin_status": "up", "mtu": "8888", "min_links": "2", "tpid": "0x9200",
                                        "learn_mode": "disable", "fallback": "true", "lacp_key": "auto"})
-    assert lag == LagConfig("PortChannel002", "up", "8888", 2, "0x9200", "disable")
+    assert lag == LagConfig("PortChannel002", "up", "8888", 2, "0x9200", "disable", fallback=True, lacp_key=1002)
+
+
+@pytest.mark.parametrize(("name", "value", "key"), [
+    ("PortChannel001", "auto", 1001), ("PortChannel002", "auto", 1002), ("PortChannel2", "auto", 12),
+    ("PortChannel000", "auto", 1000), ("PortChannel0005", "564", 564), ("PortChannel0004", "", 0),
+])
+def test_lacp_key_is_teammgrds(name, value, key):
+    """test_Portchannel_lacpkey: auto = 1 + the name's digits, a number as is, an empty key is 0 (accepted)."""
+    assert parse_lag(name, {"lacp_key": value}).lacp_key == key
+    assert member_to_state(ENABLED, key)["runner.actor_lacpdu_info.key"] == str(key)
+
+
+def test_no_lacp_key_is_zero():
+    assert parse_lag("PortChannel0003", {"admin_status": "up"}).lacp_key == 0
+
+
+def test_fast_rate_and_fallback_show_in_the_team_state():
+    state = lag_to_state(parse_lag("PortChannel0003", {"fast_rate": "true"}), "down")
+    assert (state["runner.fast_rate"], state["runner.fallback"], state["runner.active"]) == ("true", "false", "true")
+    assert lag_to_state(parse_lag("PortChannel0003", {"fast_rate": "false"}), "down")["runner.fast_rate"] == "false"
+
+
+def test_system_mac_goes_to_appl_and_state_none_meaning_the_switch_mac():
+    own = parse_lag("PortChannel1", {"system_mac": "00:11:22:33:44:55"})
+    assert lag_to_appl(own, "down")["system_mac"] == "00:11:22:33:44:55"
+    switch = parse_lag("PortChannel1", {"system_mac": "None"})
+    assert lag_to_appl(switch, "down", "52:54:00:aa:bb:cc")["system_mac"] == "52:54:00:aa:bb:cc"
+    assert lag_to_state(switch, "down", "52:54:00:aa:bb:cc")["system_mac"] == "52:54:00:aa:bb:cc"
+    assert "system_mac" not in lag_to_appl(parse_lag("PortChannel1", {}), "down")
 
 
 def test_min_links_zero_means_teamd_default_one():
@@ -92,7 +122,8 @@ def test_appl_row_carries_tpid_and_learn_mode_only_when_configured():
 
 def test_state_row_is_teamsyncds():
     assert lag_to_state(LagConfig("PortChannel1", mtu="1500"), "down") == {
-        "admin_status": "down", "oper_status": "down", "mtu": "1500", "state": "ok"}
+        "admin_status": "down", "oper_status": "down", "mtu": "1500", "state": "ok",
+        "runner.active": "true", "runner.fast_rate": "false", "runner.fallback": "false"}
 
 
 def test_a_port_leaving_gets_its_own_settings_back():

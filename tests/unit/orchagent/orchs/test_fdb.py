@@ -42,8 +42,17 @@ def test_bad_rows_are_invalid(key, fields):
 def test_a_new_entry_is_one_create_keyed_by_vlan_oid_and_upper_case_mac():
     plan = fdb.plan(ENTRY, VLAN, member(), None, SWITCH)
     assert plan.ops == (SaiOp.create(T.FDB_ENTRY, KEY, ("SAI_FDB_ENTRY_ATTR_TYPE", "SAI_FDB_ENTRY_TYPE_DYNAMIC"),
-                                     ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", BP)),)
+                                     ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", BP),
+                                     ("SAI_FDB_ENTRY_ATTR_PACKET_ACTION", "SAI_PACKET_ACTION_FORWARD")),)
     assert plan.state == fdb.Installed(ENTRY, KEY, BP)
+
+
+@pytest.mark.parametrize("value, action", [("true", "SAI_PACKET_ACTION_DROP"), ("false", "SAI_PACKET_ACTION_FORWARD"),
+                                           ("yes", "SAI_PACKET_ACTION_FORWARD")])
+def test_discard_true_drops_and_anything_else_forwards(value, action):
+    entry = fdb.parse("Vlan2:52-54-00-25-06-e9", (("port", "Ethernet0"), ("discard", value)))
+    attrs = dict(fdb.plan(entry, VLAN, member(), None, SWITCH).ops[0].attrs)
+    assert attrs["SAI_FDB_ENTRY_ATTR_PACKET_ACTION"] == action
 
 
 @pytest.mark.parametrize("vlan, target", [
@@ -61,8 +70,38 @@ def test_the_same_entry_again_is_nothing_and_a_change_is_sets():
     static = fdb.FdbEntry("Vlan2", 2, "52:54:00:25:06:E9", "Ethernet4", "static")
     moved = fdb.plan(static, VLAN, member(bridge_port="oid:0x3a000000000041"), installed, SWITCH)
     assert moved.ops == (SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_TYPE", "SAI_FDB_ENTRY_TYPE_STATIC"),
-                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", "oid:0x3a000000000041"))
+                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", "oid:0x3a000000000041"),
+                         SaiOp.set(T.FDB_ENTRY, KEY, "SAI_FDB_ENTRY_ATTR_PACKET_ACTION", "SAI_PACKET_ACTION_FORWARD"))
 
 
 def test_flush_removes_each_entry():
     assert fdb.plan_flush([fdb.Installed(ENTRY, KEY, BP)]) == (SaiOp.remove(T.FDB_ENTRY, KEY),)
+
+
+@pytest.mark.parametrize("op, data, request_", [
+    ("ALL", "ALL", fdb.FlushRequest()), ("PORT", "Ethernet0", fdb.FlushRequest(port="Ethernet0")),
+    ("VLAN", "40", fdb.FlushRequest(vlan="Vlan40")),
+    ("PORTVLAN", "Ethernet0|40", fdb.FlushRequest("Ethernet0", "Vlan40")),
+])
+def test_flush_requests_as_fdbclear_sends_them(op, data, request_):
+    assert fdb.parse_flush_request(op, data) == request_
+
+
+@pytest.mark.parametrize("op, data", [("PORT", ""), ("VLAN", ""), ("PORTVLAN", "Ethernet0"), ("PORTVLAN", "|40"),
+                                      ("FLUSH", "x")])
+def test_bad_flush_requests_are_refused(op, data):
+    with pytest.raises(ValueError):
+        fdb.parse_flush_request(op, data)
+
+
+def test_a_flush_request_names_dynamic_entries_by_port_and_vlan():
+    def installed(vlan, mac, port, kind="dynamic"):
+        return fdb.Installed(fdb.FdbEntry(vlan, int(vlan[4:]), mac, port, kind), f"{vlan}{mac}", BP)
+    entries = [installed("Vlan40", "00:00:00:00:00:01", "Ethernet0"),
+               installed("Vlan40", "00:00:00:00:00:02", "Ethernet4"),
+               installed("Vlan41", "00:00:00:00:00:03", "Ethernet0"),
+               installed("Vlan40", "00:00:00:00:00:04", "Ethernet0", "static")]
+    assert fdb.flush_targets(fdb.FlushRequest(), entries) == entries[:3]
+    assert fdb.flush_targets(fdb.FlushRequest(port="Ethernet0"), entries) == [entries[0], entries[2]]
+    assert fdb.flush_targets(fdb.FlushRequest(vlan="Vlan40"), entries) == entries[:2]
+    assert fdb.flush_targets(fdb.FlushRequest("Ethernet0", "Vlan40"), entries) == [entries[0]]

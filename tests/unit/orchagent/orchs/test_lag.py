@@ -114,6 +114,7 @@ def test_lag_removal_waits_for_members_vlans_and_router_interfaces():
 def test_an_enabled_member_is_created_then_collection_and_distribution_enabled():
     plan = lag.plan_member(lag.LagMemberEntry("PortChannel1", "Ethernet0", True), lag1(), port(), None, oids())
     assert plan.ops == (
+        SaiOp.set(T.PORT, PORT, "SAI_PORT_ATTR_PORT_VLAN_ID", "1"),
         SaiOp.create(T.LAG_MEMBER, MEMBER, ("SAI_LAG_MEMBER_ATTR_LAG_ID", LAG_OID),
                      ("SAI_LAG_MEMBER_ATTR_PORT_ID", PORT)),
         ingress("false"), egress("false"),
@@ -123,12 +124,19 @@ def test_an_enabled_member_is_created_then_collection_and_distribution_enabled()
 
 def test_a_disabled_member_is_created_disabled_then_distribution_and_collection_disabled():
     plan = lag.plan_member(lag.LagMemberEntry("PortChannel1", "Ethernet0", False), lag1(), port(), None, oids())
-    assert plan.ops == (
+    assert plan.ops[1:] == (
         SaiOp.create(T.LAG_MEMBER, MEMBER, ("SAI_LAG_MEMBER_ATTR_LAG_ID", LAG_OID),
                      ("SAI_LAG_MEMBER_ATTR_PORT_ID", PORT),
                      ("SAI_LAG_MEMBER_ATTR_EGRESS_DISABLE", "true"), ("SAI_LAG_MEMBER_ATTR_INGRESS_DISABLE", "true")),
         egress("true"), ingress("true"),
     )
+
+
+@pytest.mark.parametrize("lag_rif, port_rif", [("oid:0x6000000000001", ""), ("", "oid:0x6000000000002")])
+def test_no_pvid_is_given_when_the_lag_or_the_port_is_routed(lag_rif, port_rif):
+    plan = lag.plan_member(lag.LagMemberEntry("PortChannel1", "Ethernet0", True), lag1(rif=lag_rif),
+                           port(rif=port_rif), None, oids())
+    assert all(op.object_type is not T.PORT for op in plan.ops)
 
 
 def test_a_status_change_of_a_member_is_two_sets():

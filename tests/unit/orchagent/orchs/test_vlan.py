@@ -88,9 +88,15 @@ def test_host_ifname_creates_a_netdev_on_the_vlan_once():
     plan = vlan.plan_vlan(vlan.VlanEntry("Vlan2", 2, host_ifname="MonVlan2"), vlan2(), oids(), DEFAULT_VLAN)
     hostif = make_oid(T.HOSTIF, 1)
     assert plan.ops == (SaiOp.create(T.HOSTIF, hostif, ("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"),
-                                     ("SAI_HOSTIF_ATTR_OBJ_ID", VLAN_OID), ("SAI_HOSTIF_ATTR_NAME", "MonVlan2")),)
+                                     ("SAI_HOSTIF_ATTR_OBJ_ID", VLAN_OID), ("SAI_HOSTIF_ATTR_NAME", "MonVlan2"),
+                                     ("SAI_HOSTIF_ATTR_QUEUE", "7")),)
     again = vlan.plan_vlan(vlan.VlanEntry("Vlan2", 2, host_ifname="MonVlan2"), plan.state, oids(), DEFAULT_VLAN)
     assert again.ops == ()
+
+
+def test_a_long_host_ifname_is_cut_to_what_sai_holds():
+    plan = vlan.plan_vlan(vlan.VlanEntry("Vlan2", 2, host_ifname="MonitorVlan2Extra"), vlan2(), oids(), DEFAULT_VLAN)
+    assert dict(plan.ops[0].attrs)["SAI_HOSTIF_ATTR_NAME"] == "MonitorVlan2Ext"
 
 
 def test_vlan1_adopts_the_default_vlan():
@@ -194,3 +200,18 @@ def test_snapshot_of_a_lag_collects_its_member_ports_hostifs():
     assert snapshot(registry, "PortChannel1").hostifs == (make_oid(T.HOSTIF, 1), make_oid(T.HOSTIF, 2))
     assert snapshot(registry, "Ethernet8").hostifs == (make_oid(T.HOSTIF, 3),)
     assert snapshot(registry, "Ethernet99") is None
+
+
+def test_a_bridge_port_is_created_with_the_members_learn_mode():
+    entry = vlan.MemberEntry("Vlan2", 2, "Ethernet0")
+    disable = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DISABLE"
+    plan = vlan.plan_member(entry, vlan2(), port(learn_mode=disable), None, oids())
+    assert dict(plan.ops[0].attrs)["SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE"] == disable
+
+
+def test_a_port_learn_mode_is_a_set_on_its_bridge_port_only_when_it_changes():
+    drop = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_DROP"
+    assert vlan.plan_port_learn_mode(BP, "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW", drop) == (
+        SaiOp.set(T.BRIDGE_PORT, BP, "SAI_BRIDGE_PORT_ATTR_FDB_LEARNING_MODE", drop),)
+    assert vlan.plan_port_learn_mode(BP, drop, drop) == ()
+    assert vlan.plan_port_learn_mode("", "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW", drop) == ()   # saved for later
