@@ -121,6 +121,7 @@ def test_a_refused_attribute_in_a_bulk_set_fails_only_its_port(orchagent, dbs, r
     ports = boot_ports(agent, dbs, 2)
     orch = agent.orchs[PortOrch]
     orch.ports["Ethernet4"].attrs["SAI_PORT_ATTR_SPEED"] = "1"  # so the next speed is a change to send
+    orch.ports["Ethernet4"].supported_speeds = []  # as an ASIC that lists none: the ASIC decides (and refuses)
     appl = ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE")
     # 400G on four lanes the 100G test ports were given is fine; 800000 is more than the lanes can do
     appl.set_many([("Ethernet0", {"mtu": "5000"}), ("Ethernet4", {"mtu": "5000", "speed": "800000"})])
