@@ -55,7 +55,8 @@ def test_an_oper_change_counts_a_flap_and_stamps_the_direction_in_utc():
 
 def test_oper_up_reports_the_speed_and_the_fec_the_port_runs():
     assert oper_up_state({"SAI_PORT_ATTR_SPEED": "100000"}) == {"speed": "100000", "fec": "none"}
-    assert oper_up_state({"SAI_PORT_ATTR_SPEED": "1000", "SAI_PORT_ATTR_FEC_MODE": "SAI_PORT_FEC_MODE_RS"})["fec"] == "rs"
+    rs = {"SAI_PORT_ATTR_SPEED": "1000", "SAI_PORT_ATTR_FEC_MODE": "SAI_PORT_FEC_MODE_RS"}
+    assert oper_up_state(rs)["fec"] == "rs"
 
 
 def test_reconfiguring_autoneg_drops_rmt_adv_speeds_until_the_poller_writes_it_again():
@@ -87,3 +88,11 @@ def test_host_tx_ready_notifications_are_read_as_sent():
     for bad in ("nope", '[{"port_id": 1}]', "[3]"):
         with pytest.raises(ValueError):
             parse_host_tx_ready(bad)
+
+
+def test_vendor_serdes_tuning_fields_become_port_serdes_attributes():
+    from orchagent.orchs.port_fields import serdes_attrs
+
+    attrs = dict(serdes_attrs({"attn": "0x80,0x82", "ob_m2lp": "0x4,0x6", "regn_bfm1n": "0xaa,0xac", "mtu": "9100"}))
+    assert attrs == {"SAI_PORT_SERDES_ATTR_TX_FIR_ATTN": "2:128,130", "SAI_PORT_SERDES_ATTR_TX_PAM4_RATIO": "2:4,6",
+                     "SAI_PORT_SERDES_ATTR_TX_NMOS_VLTG_REG": "2:170,172"}
