@@ -40,7 +40,6 @@ from nos.schema.tables import (
     PORT_INIT_DONE_KEY,
     STATE_BUFFER_MAXIMUM_VALUE_TABLE,
     STATE_PORT_TABLE_NAME,
-    STATE_TRANSCEIVER_INFO_TABLE_NAME,
 )
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import MtuChanged, OperChanged, PfcAsymChanged
@@ -121,7 +120,7 @@ def create_op(oid: str, lanes: list[int], attrs: list[tuple[str, str]]) -> SaiOp
 
 
 class PortOrch:
-    CONSUMES = ((APPL_DB, APP_PORT_TABLE_NAME), (STATE_DB, STATE_TRANSCEIVER_INFO_TABLE_NAME))
+    CONSUMES = ((APPL_DB, APP_PORT_TABLE_NAME),)
     PRODUCES = ((APPL_DB, APP_PORT_TABLE_NAME), (STATE_DB, STATE_PORT_TABLE_NAME),
                 (STATE_DB, STATE_BUFFER_MAXIMUM_VALUE_TABLE), (COUNTERS_DB, COUNTERS_PORT_NAME_MAP),
                 (COUNTERS_DB, COUNTERS_QUEUE_NAME_MAP), (COUNTERS_DB, COUNTERS_PG_NAME_MAP))
@@ -135,12 +134,9 @@ class PortOrch:
         self.appl = Table(deps.dbs[APPL_DB], APP_PORT_TABLE_NAME)
         self.state = Table(deps.dbs[STATE_DB], STATE_PORT_TABLE_NAME)
         self.buffer_max = Table(deps.dbs[STATE_DB], STATE_BUFFER_MAXIMUM_VALUE_TABLE)
-        self.plugged: set[str] = set()  # ports with a module (STATE_DB TRANSCEIVER_INFO)
 
     # -- tasks ------------------------------------------------------------------------------------
     def handle(self, table: str, task: KeyOpFieldsValues) -> Result:
-        if table == STATE_TRANSCEIVER_INFO_TABLE_NAME:
-            return self._transceiver(task)
         if task.key == PORT_CONFIG_DONE_KEY:
             return self._config_done(task) if task.is_set else Result.ignored()
         if task.key in MARKERS:
@@ -155,8 +151,6 @@ class PortOrch:
         """One task per port: attribute changes of existing ports go to the ASIC in one bulk set
         (SONiC's bulker; one request and one answer for a 128-port mtu change); everything else
         (creates, removals, lane or serdes changes, the markers) is handled one by one."""
-        if table != APP_PORT_TABLE_NAME:
-            return [self.handle(table, task) for task in tasks]
         results: list[Result | None] = []
         updates: list[tuple[int, PortObjects, list[tuple[str, str]]]] = []
         for task in tasks:
@@ -296,27 +290,6 @@ class PortOrch:
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
         self._forget(port)
-        return Result.success()
-
-    def _transceiver(self, task: KeyOpFieldsValues) -> Result:
-        """STATE_DB TRANSCEIVER_INFO: a module plugged in lets the port signal host tx, its removal stops
-        it (doTransceiverInfoTableTask; a port already known as plugged is not set again)."""
-        if not self.initialized:
-            return Result.retry("waiting for PortConfigDone")
-        name = task.key
-        if task.is_set == (name in self.plugged):
-            return Result.ignored()
-        port = self.ports.get(name)
-        if task.is_set:
-            self.plugged.add(name)
-        else:
-            self.plugged.discard(name)
-        if port is None:
-            return Result.ignored(f"no port {name}")
-        result = self.sai.apply([SaiOp.set(T.PORT, port.oid, HOST_TX_SIGNAL, sai_bool(task.is_set))])
-        if not result.ok:
-            return Result.failed(f"{result.status} {result.reason}")
-        port.attrs[HOST_TX_SIGNAL] = sai_bool(task.is_set)
         return Result.success()
 
     # -- creating ports (bulk) ---------------------------------------------------------------------

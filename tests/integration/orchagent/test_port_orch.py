@@ -6,6 +6,7 @@ import pytest
 
 from nos.db import NotificationProducer, ProducerStateTable
 from orchagent.orchs.port import PortOrch
+from orchagent.orchs.port_xcvr import TransceiverOrch
 from tests.integration.orchagent.conftest import boot_ports
 
 pytestmark = pytest.mark.integration
@@ -154,8 +155,10 @@ def test_ports_get_host_tx_signal_off_and_hostifs_sonics_attributes(orchagent, d
 
 
 def test_a_transceiver_turns_the_host_tx_signal_on_and_its_removal_off(orchagent, dbs, raw):
-    agent = orchagent(PortOrch)
-    ports = boot_ports(agent, dbs, 1)
+    agent = orchagent(PortOrch, TransceiverOrch)
+    raw(6).hset("TRANSCEIVER_INFO|Ethernet4", "type", "QSFP28")  # before its port: waits for it
+    ports = boot_ports(agent, dbs, 2)
+    agent.drive(lambda: asic_port(raw, ports["Ethernet4"])["SAI_PORT_ATTR_HOST_TX_SIGNAL_ENABLE"] == "true")
     raw(6).hset("TRANSCEIVER_INFO|Ethernet0", "supported_max_tx_power", "N/A")
     agent.drive(lambda: asic_port(raw, ports["Ethernet0"])["SAI_PORT_ATTR_HOST_TX_SIGNAL_ENABLE"] == "true")
     raw(6).hdel("TRANSCEIVER_INFO|Ethernet0", "supported_max_tx_power")
