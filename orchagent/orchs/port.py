@@ -63,7 +63,7 @@ from orchagent.orchs.port_state import (
     oper_up_state,
     parse_host_tx_ready,
     polled_state,
-    speed_refused,
+    refused,
 )
 
 log = logging.getLogger(__name__)
@@ -177,7 +177,7 @@ class PortOrch:
             return None  # the one-by-one path says why
         if (lanes is not None and lanes != port.lanes) or (serdes and serdes != port.serdes_attrs):
             return None
-        if speed_refused(attrs, port.attrs, port.supported_speeds)[1]:
+        if refused(task.fields, attrs, port.attrs, port.supported_speeds)[1]:
             return None
         for note in notes:
             log.info("orch.port.ignored port=%s %s", port.name, note)
@@ -220,8 +220,8 @@ class PortOrch:
         for note in notes:
             log.info("orch.port.ignored port=%s %s", name, note)
         port = self.ports.get(name)
-        if port is not None and speed_refused(attrs, port.attrs, port.supported_speeds)[1]:
-            return self._refuse_speed(port, attrs)
+        if port is not None and refused(fields, attrs, port.attrs, port.supported_speeds)[1]:
+            return self._refuse(port, fields, attrs)
         if lanes is not None and (port is None or lanes != port.lanes):
             holders = self._lane_holders(name, lanes)
             if holders:  # e.g. a breakout: the old ports' deletions have not arrived yet
@@ -238,10 +238,10 @@ class PortOrch:
             return Result.failed(problem) if problem else Result.success()
         return self._update(port, attrs, serdes)
 
-    def _refuse_speed(self, port: PortObjects, attrs: list[tuple[str, str]]) -> Result:
-        """A speed the port does not support: SONiC drops the task at the speed (no retry); the fields
-        it handles before the speed (autoneg, link training) are applied."""
-        kept, reason = speed_refused(attrs, port.attrs, port.supported_speeds)
+    def _refuse(self, port: PortObjects, fields: dict[str, str], attrs: list[tuple[str, str]]) -> Result:
+        """A speed the port does not support or ``fec auto``: SONiC drops the task there (no retry); the
+        fields it handles before that one are applied."""
+        kept, reason = refused(fields, attrs, port.attrs, port.supported_speeds)
         done = self._update(port, kept, [])
         return done if done.rejected else Result.invalid(reason)
 

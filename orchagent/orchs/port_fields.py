@@ -2,8 +2,9 @@
 
 Each converter returns the (attribute, value) pairs for one field, or raises ``FieldIgnored`` when
 SONiC ignores the value (an empty or ``none`` media type, an unknown unreliable_los value).
-FEC: ``rs``/``fc``/``none`` set the mode; ``auto`` is mode NONE. The FEC-override attribute is not
-programmed: like SONiC's virtual switch, this ASIC does not offer it.
+FEC: ``rs``/``fc``/``none`` set the mode; ``auto`` is mode NONE when a port is created. The FEC-override
+attribute is not programmed: like SONiC's virtual switch, this ASIC does not offer it, so ``auto`` on an
+existing port is refused (``port_state.fec_auto_refused``).
 """
 
 from __future__ import annotations

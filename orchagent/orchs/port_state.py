@@ -41,8 +41,13 @@ SPEED = "SAI_PORT_ATTR_SPEED"
 FEC = "SAI_PORT_ATTR_FEC_MODE"
 FEC_NAMES = {"SAI_PORT_FEC_MODE_NONE": "none", "SAI_PORT_FEC_MODE_RS": "rs", "SAI_PORT_FEC_MODE_FC": "fc"}
 
-# doPortTask's order of fields: a refused speed drops the task there, so what comes after is not applied
-AFTER_SPEED_FIRST = ("SAI_PORT_ATTR_AUTO_NEG_MODE", "SAI_PORT_ATTR_LINK_TRAINING_ENABLE")
+# doPortTask's order of fields: a refused field drops the task there, so what comes after is not applied
+TASK_ORDER = ("SAI_PORT_ATTR_AUTO_NEG_MODE", "SAI_PORT_ATTR_LINK_TRAINING_ENABLE", "SAI_PORT_ATTR_SPEED",
+              "SAI_PORT_ATTR_ADVERTISED_SPEED", "SAI_PORT_ATTR_INTERFACE_TYPE", "SAI_PORT_ATTR_UNRELIABLE_LOS",
+              "SAI_PORT_ATTR_ADVERTISED_INTERFACE_TYPE", "SAI_PORT_ATTR_MTU", "SAI_PORT_ATTR_TPID",
+              "SAI_PORT_ATTR_FEC_MODE", "SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL_MODE", "SAI_PORT_ATTR_MEDIA_TYPE",
+              "SAI_PORT_ATTR_ADMIN_STATE", "SAI_PORT_ATTR_PATH_TRACING_INTF",
+              "SAI_PORT_ATTR_PATH_TRACING_TIMESTAMP_TYPE")
 
 Attrs = list[tuple[str, str]]
 
@@ -54,6 +59,12 @@ def hostif_attrs(port_oid: str, name: str, up: bool) -> tuple[tuple[str, str], .
             ("SAI_HOSTIF_ATTR_OPER_STATUS", "true" if up else "false"))
 
 
+def cut_before(attrs: Attrs, stop: str) -> Attrs:
+    """The attributes doPortTask applies before it reaches ``stop`` (serdes come after the FEC)."""
+    limit = TASK_ORDER.index(stop)
+    return [(a, v) for a, v in attrs if a in TASK_ORDER and TASK_ORDER.index(a) < limit]
+
+
 def speed_refused(attrs: Attrs, old: Mapping[str, str], supported: list[str]) -> tuple[Attrs, str]:
     """A speed change the port does not support (isSpeedSupported: only when the ASIC listed its speeds)
     ends the task there: returns the attributes applied before it (autoneg, link training) and the reason;
@@ -61,8 +72,22 @@ def speed_refused(attrs: Attrs, old: Mapping[str, str], supported: list[str]) ->
     speed = dict(attrs).get(SPEED)
     if speed is None or speed == old.get(SPEED) or not supported or speed in supported:
         return attrs, ""
-    kept = [(attr, value) for attr, value in attrs if attr in AFTER_SPEED_FIRST]
-    return kept, f"speed {speed} is not supported (supported: {','.join(supported)})"
+    return cut_before(attrs, SPEED), f"speed {speed} is not supported (supported: {','.join(supported)})"
+
+
+def fec_auto_refused(fields: Mapping[str, str], attrs: Attrs) -> tuple[Attrs, str]:
+    """``fec auto`` on an existing port needs the FEC-override attribute, which this ASIC (like the virtual
+    switch) does not offer: doPortTask drops the task at the FEC ("Auto FEC mode is not supported"). At
+    creation ``auto`` is FEC mode NONE (addPortBulk), so only updates are refused."""
+    if fields.get("fec") != "auto":
+        return attrs, ""
+    return cut_before(attrs, FEC), "fec auto is not supported (no FEC override on this ASIC)"
+
+
+def refused(fields: Mapping[str, str], attrs: Attrs, old: Mapping[str, str], supported: list[str]) -> tuple[Attrs, str]:
+    """The first refusal of an update in doPortTask's order (speed before FEC), as (applied, reason)."""
+    kept, reason = speed_refused(attrs, old, supported)
+    return (kept, reason) if reason else fec_auto_refused(fields, attrs)
 
 
 def flap_fields(flaps: int, up: bool, now: float | None = None) -> dict[str, str]:

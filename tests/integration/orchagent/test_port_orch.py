@@ -216,3 +216,15 @@ def test_autoneg_and_link_training_state_in_state_db(orchagent, dbs, raw):
     appl.set("Ethernet0", {"autoneg": "off", "link_training": "off"})
     agent.drive(lambda: raw(6).hget("PORT_TABLE|Ethernet0", "link_training_status") == "off")
     assert raw(6).hget("PORT_TABLE|Ethernet0", "rmt_adv_speeds") is None
+
+
+def test_fec_auto_is_refused_on_an_existing_port_but_what_came_before_it_applies(orchagent, dbs, raw):
+    agent = orchagent(PortOrch)
+    ports = boot_ports(agent, dbs, 1)
+    ProducerStateTable(dbs["APPL_DB"], "PORT_TABLE").set("Ethernet0", {"mtu": "1500", "fec": "auto",
+                                                                        "admin_status": "down"})
+    consumer = agent.runner.consumers[0]
+    agent.drive(lambda: consumer.stats.rejected >= 1)
+    port = asic_port(raw, ports["Ethernet0"])
+    assert port["SAI_PORT_ATTR_MTU"] == "1522" and port["SAI_PORT_ATTR_ADMIN_STATE"] == "true"
+    assert "SAI_PORT_ATTR_FEC_MODE" not in port

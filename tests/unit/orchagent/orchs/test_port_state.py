@@ -96,3 +96,13 @@ def test_vendor_serdes_tuning_fields_become_port_serdes_attributes():
     attrs = dict(serdes_attrs({"attn": "0x80,0x82", "ob_m2lp": "0x4,0x6", "regn_bfm1n": "0xaa,0xac", "mtu": "9100"}))
     assert attrs == {"SAI_PORT_SERDES_ATTR_TX_FIR_ATTN": "2:128,130", "SAI_PORT_SERDES_ATTR_TX_PAM4_RATIO": "2:4,6",
                      "SAI_PORT_SERDES_ATTR_TX_NMOS_VLTG_REG": "2:170,172"}
+
+
+def test_fec_auto_on_an_existing_port_stops_the_task_at_the_fec():
+    from orchagent.orchs.port_state import refused
+
+    attrs = [("SAI_PORT_ATTR_ADMIN_STATE", "true"), ("SAI_PORT_ATTR_MTU", "1522"),
+             ("SAI_PORT_ATTR_FEC_MODE", "SAI_PORT_FEC_MODE_NONE"), ("SAI_PORT_ATTR_TPID", "37120")]
+    kept, reason = refused({"fec": "auto"}, attrs, {}, [])
+    assert kept == [("SAI_PORT_ATTR_MTU", "1522"), ("SAI_PORT_ATTR_TPID", "37120")] and "auto" in reason
+    assert refused({"fec": "rs"}, attrs, {}, []) == (attrs, "")
