@@ -1,6 +1,8 @@
 """What the simulated ASIC can do, read from the SKU's ``asic.json`` (SKUs are data).
 
 A switch whose hwsku is not a known SKU gets generic capabilities (100G lanes, 8 queues and PGs).
+``speeds`` (optional) lists the port speeds the ASIC offers; a port supports those its lanes can carry.
+The virtual-switch SKU lists 100M and 1G too: SONiC's vs tests set them (test_port_an, test_port).
 """
 
 from __future__ import annotations
@@ -22,10 +24,11 @@ class Platform:
     max_headroom_size: int = 0
     ecmp_groups: int = 1024
     max_forwarding_classes: int = 64
+    speeds: tuple[int, ...] = STANDARD_SPEEDS
 
     def supported_speeds(self, lanes: int) -> list[int]:
         """Speeds a port on ``lanes`` lanes can run at (at most lanes x the lane speed)."""
-        return [s for s in STANDARD_SPEEDS if s <= lanes * self.lane_speed_mbps]
+        return [s for s in self.speeds if s <= lanes * self.lane_speed_mbps]
 
 
 def load_platform(hwsku: str | None) -> Platform:
@@ -43,4 +46,5 @@ def load_platform(hwsku: str | None) -> Platform:
         max_headroom_size=int(asic.get("max_headroom_size", 0)),
         ecmp_groups=int(asic.get("ecmp_groups", 1024)),
         max_forwarding_classes=int(asic.get("max_forwarding_classes", 64)),
+        speeds=tuple(sorted(int(s) for s in asic.get("speeds", STANDARD_SPEEDS))),
     )

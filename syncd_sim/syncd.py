@@ -3,7 +3,9 @@
 
 It also stands in for the kernel and the netlink half of portsyncd: creating a port's NETDEV host
 interface makes the netdev appear in STATE_DB ``PORT_TABLE|<name>`` (state ok), and the host
-interface's oper status is its ``netdev_oper_status``.
+interface's oper status is its ``netdev_oper_status``. The netdev's admin state and MTU are what
+portmgrd gives the kernel, the port's (``ip link set``; linksync.cpp writes ``admin_status`` and ``mtu``
+with every netlink message): here they follow the port's SAI admin state and MTU.
 
 Restarts (STYLE.md 10):
 * A batch is done whole or not at all: the pop copies it into an in-flight list and one script writes its
@@ -154,7 +156,9 @@ class Syncd:
         for oid, name in self.live.hostif_names.items():
             hostif = self.live.store.find(T.HOSTIF, oid)
             up = hostif is not None and hostif.attrs.get("SAI_HOSTIF_ATTR_OPER_STATUS") == "true"
-            self.state_ports.set(name, {"state": "ok", "netdev_oper_status": "up" if up else "down"})
+            port = self.live.store.find(T.PORT, hostif.attrs.get("SAI_HOSTIF_ATTR_OBJ_ID", "")) if hostif else None
+            link = netdev_link(port.attrs) if port is not None else {}
+            self.state_ports.set(name, {"state": "ok", **link, "netdev_oper_status": "up" if up else "down"})
         self.live.behaviour.oper_changes = sorted(self.live.behaviour.oper.items())
         self._notify_oper_changes()
         log.info("syncd.restored objects=%d session=%s seq=%d lost_view=%s", len(self.live.store.objects),
@@ -232,6 +236,18 @@ class Syncd:
             self._netdev(request, batch)
         elif request.object_type is T.PORT and request.op == "remove":
             self.view.behaviour.forget_port(request.object_id)
+        elif request.object_type is T.PORT and request.op == "set":
+            link = netdev_link(dict(request.fvs))
+            if link:
+                batch.netdevs += [(name, link) for name in self._netdevs_of(request.object_id)]
+
+    def _netdevs_of(self, port_oid: str) -> list[str]:
+        found = []
+        for oid, name in self.view.hostif_names.items():
+            hostif = self.view.store.find(T.HOSTIF, oid)
+            if hostif is not None and hostif.attrs.get("SAI_HOSTIF_ATTR_OBJ_ID") == port_oid:
+                found.append(name)
+        return found
 
     def _netdev(self, request: Request, batch: Batch) -> None:
         """The simulated kernel: NETDEV host interfaces are the ports' netdevs in STATE_DB."""
@@ -241,7 +257,9 @@ class Syncd:
             name = fields.get("SAI_HOSTIF_ATTR_NAME", "")
             names[request.object_id] = name
             up = fields.get("SAI_HOSTIF_ATTR_OPER_STATUS") == "true"
-            batch.netdevs.append((name, {"state": "ok", "netdev_oper_status": "up" if up else "down"}))
+            port = self.view.store.find(T.PORT, fields.get("SAI_HOSTIF_ATTR_OBJ_ID", ""))
+            link = netdev_link(port.attrs) if port is not None else {}
+            batch.netdevs.append((name, {"state": "ok", **link, "netdev_oper_status": "up" if up else "down"}))
         elif request.op == "set" and "SAI_HOSTIF_ATTR_OPER_STATUS" in fields:
             known = names.get(request.object_id)
             if known:
@@ -335,6 +353,19 @@ def _set(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:
         return (st.INVALID_PARAMETER, "getresponse", (("reason", "set takes exactly one attribute"),))
     attr, value = r.fvs[0]
     return s._single(s.view.store.set(r.object_type, r.object_id, attr, value), r, b)
+
+
+MTU_OVERHEAD = 22  # SAI port MTU = netdev MTU + Ethernet header, FCS and one VLAN tag
+
+
+def netdev_link(port_attrs: dict[str, str]) -> dict[str, str]:
+    """The netdev's STATE_DB ``admin_status`` / ``mtu`` for these port attributes (those present)."""
+    out = {}
+    if "SAI_PORT_ATTR_ADMIN_STATE" in port_attrs:
+        out["admin_status"] = "up" if port_attrs["SAI_PORT_ATTR_ADMIN_STATE"] == "true" else "down"
+    if port_attrs.get("SAI_PORT_ATTR_MTU", "").isdigit():
+        out["mtu"] = str(int(port_attrs["SAI_PORT_ATTR_MTU"]) - MTU_OVERHEAD)
+    return out
 
 
 def _remove(s: Syncd, r: Request, b: Batch) -> tuple[str, str, FieldValues]:

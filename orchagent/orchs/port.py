@@ -54,6 +54,17 @@ from orchagent.orchs.port_fields import (
     port_attrs,
     serdes_attrs,
 )
+from orchagent.orchs.port_state import (
+    HOST_TX_SIGNAL,
+    PORT_HOST_TX_READY,
+    config_state,
+    flap_fields,
+    hostif_attrs,
+    oper_up_state,
+    parse_host_tx_ready,
+    polled_state,
+    refused,
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +89,9 @@ class PortObjects:
     queues: list[str] = field(default_factory=list)
     pgs: list[str] = field(default_factory=list)
     scheduler_groups: list[str] = field(default_factory=list)
+    supported_speeds: list[str] = field(default_factory=list)
+    oper_up: bool = False
+    flaps: int = 0
 
 
 def name_maps(port: PortObjects) -> dict[str, dict[str, str]]:
@@ -101,7 +115,8 @@ def name_map_fields(port: PortObjects) -> dict[str, list[str]]:
 
 
 def create_op(oid: str, lanes: list[int], attrs: list[tuple[str, str]]) -> SaiOp:
-    return SaiOp.create(T.PORT, oid, ("SAI_PORT_ATTR_HW_LANE_LIST", sai_list(lanes)), *attrs)
+    """addPortBulk: the lanes, the configured attributes, and the host tx signal off (CMIS sync)."""
+    return SaiOp.create(T.PORT, oid, ("SAI_PORT_ATTR_HW_LANE_LIST", sai_list(lanes)), *attrs, (HOST_TX_SIGNAL, "false"))
 
 
 class PortOrch:
@@ -162,6 +177,8 @@ class PortOrch:
             return None  # the one-by-one path says why
         if (lanes is not None and lanes != port.lanes) or (serdes and serdes != port.serdes_attrs):
             return None
+        if refused(task.fields, attrs, port.attrs, port.supported_speeds)[1]:
+            return None
         for note in notes:
             log.info("orch.port.ignored port=%s %s", port.name, note)
         return port, attrs
@@ -203,6 +220,8 @@ class PortOrch:
         for note in notes:
             log.info("orch.port.ignored port=%s %s", name, note)
         port = self.ports.get(name)
+        if port is not None and refused(fields, attrs, port.attrs, port.supported_speeds)[1]:
+            return self._refuse(port, fields, attrs)
         if lanes is not None and (port is None or lanes != port.lanes):
             holders = self._lane_holders(name, lanes)
             if holders:  # e.g. a breakout: the old ports' deletions have not arrived yet
@@ -218,6 +237,13 @@ class PortOrch:
             problem = self._create_one(name, fields)
             return Result.failed(problem) if problem else Result.success()
         return self._update(port, attrs, serdes)
+
+    def _refuse(self, port: PortObjects, fields: dict[str, str], attrs: list[tuple[str, str]]) -> Result:
+        """A speed the port does not support or ``fec auto``: SONiC drops the task there (no retry); the
+        fields it handles before that one are applied."""
+        kept, reason = refused(fields, attrs, port.attrs, port.supported_speeds)
+        done = self._update(port, kept, [])
+        return done if done.rejected else Result.invalid(reason)
 
     def _lane_holders(self, name: str, lanes: list[int]) -> list[str]:
         wanted = set(lanes)
@@ -239,7 +265,9 @@ class PortOrch:
     def _updated(self, port: PortObjects, attrs: list[tuple[str, str]], serdes: list[tuple[str, str]]) -> None:
         """Record attributes the ASIC took; other orchs hear of a new mtu."""
         old_mtu = port.attrs.get("SAI_PORT_ATTR_MTU")
+        old = dict(port.attrs)
         port.attrs.update(attrs)
+        self._write_config_state(port, old, attrs, first=False)
         port.serdes_attrs = serdes or port.serdes_attrs
         self._track(port)
         if port.attrs.get("SAI_PORT_ATTR_MTU") != old_mtu:
@@ -294,16 +322,31 @@ class PortOrch:
         result = self.sai.apply([create_op(planned.oid, planned.lanes, list(planned.attrs.items()))])
         if not result.ok:
             return f"{result.status} {result.reason}"
-        self._finish([planned], {name: fields})
+        self._finish([planned], {name: {**(self.appl.get(name) or {}), **fields}})
         return ""
 
     def _finish(self, ports: list[PortObjects], rows: dict[str, dict[str, str]]) -> None:
         self._read_lists(ports)
-        self._create_hostifs(ports)
+        self._create_hostifs(ports, rows)
+        state = self.state.get_many([p.name for p in ports])
+        writes: dict[str, dict[str, str]] = {}
         for port in ports:
             self._track(port)
             self._publish_maps(port)
             self._create_serdes(port, rows[port.name])
+            fields = config_state({}, list(port.attrs.items()), first=True)[0]
+            if "host_tx_ready" not in (state.get(port.name) or {}):  # initHostTxReadyState
+                fields["host_tx_ready"] = "false"
+            writes[self.state.key_name(port.name)] = fields
+        write_hashes(self.deps.dbs[STATE_DB], writes)
+
+    def _write_config_state(self, port: PortObjects, old: dict[str, str], attrs: list[tuple[str, str]],
+                            first: bool) -> None:
+        sets, drops = config_state(old, attrs, first)
+        if drops:
+            self.state.hdel(port.name, *drops)
+        if sets:
+            self.state.set(port.name, sets)
 
     def _read_lists(self, ports: list[PortObjects]) -> None:
         result = self.sai.apply([SaiOp.get(T.PORT, p.oid, *LISTS) for p in ports])
@@ -315,14 +358,22 @@ class PortOrch:
                                             "max_priority_groups": str(len(port.pgs)),
                                             "max_headroom_size": values[LISTS[3]]})
             # portsorch initPortSupportedSpeeds: what `config interface speed` checks against
-            self.state.set(port.name, {"supported_speeds": ",".join(parse_list(values[LISTS[4]]))})
+            port.supported_speeds = parse_list(values[LISTS[4]])
+            self.state.set(port.name, {"supported_speeds": ",".join(port.supported_speeds)})
 
-    def _create_hostifs(self, ports: list[PortObjects]) -> None:
+    def _create_hostifs(self, ports: list[PortObjects], rows: dict[str, dict[str, str]]) -> None:
+        """initializePorts: the oper status APPL_DB holds (``down`` written when it holds none) is the
+        starting oper state and the host interface's; then the host interfaces in one bulk."""
         entries = []
+        unset: dict[str, dict[str, str]] = {}
         for port in ports:
+            oper = rows.get(port.name, {}).get("oper_status", "")
+            port.oper_up = oper == "up"
+            if not oper:
+                unset[self.appl.key_name(port.name)] = {"oper_status": "down"}
             port.hostif = self.sai.alloc(T.HOSTIF)
-            entries.append((port.hostif, (("SAI_HOSTIF_ATTR_TYPE", "SAI_HOSTIF_TYPE_NETDEV"),
-                                          ("SAI_HOSTIF_ATTR_OBJ_ID", port.oid), ("SAI_HOSTIF_ATTR_NAME", port.name))))
+            entries.append((port.hostif, hostif_attrs(port.oid, port.name, port.oper_up)))
+        write_hashes(self.deps.dbs[APPL_DB], unset)
         for port, code in zip(ports, self.sai.bulk(OpKind.CREATE, T.HOSTIF, entries), strict=True):
             if code != st.SUCCESS:
                 port.hostif = ""
@@ -344,6 +395,7 @@ class PortOrch:
         entry.mtu = int(port.attrs.get("SAI_PORT_ATTR_MTU", "9122")) - MTU_OVERHEAD
         entry.speed = int(port.attrs.get("SAI_PORT_ATTR_SPEED", "0"))
         entry.hostif = port.hostif
+        entry.oper_up = port.oper_up
         separate = port.attrs.get("SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL_MODE") == PFC_SEPARATE
         if separate != entry.pfc_asym:  # QosOrch re-applies the PFC bitmask in the new mode
             entry.pfc_asym = separate
@@ -362,11 +414,14 @@ class PortOrch:
     # -- oper state (syncd notifications) -----------------------------------------------------------
     def on_notifications(self, notes: list[Notification]) -> None:
         """syncd's ``port_state_change``: the host interfaces' oper status of the whole batch goes to
-        the ASIC in one bulk set (128 ports coming up are one request, not 128)."""
+        the ASIC in one bulk set (128 ports coming up are one request, not 128). ``port_host_tx_ready``:
+        STATE_DB ``host_tx_ready`` of a port that has a STATE_DB row (setHostTxReady)."""
         hostifs: list[tuple[str, tuple[tuple[str, str], ...]]] = []
         for note in notes:
             if note.op == PORT_STATE_CHANGE:
                 hostifs += self._port_state_change(note.data)
+            elif note.op == PORT_HOST_TX_READY:
+                self._host_tx_ready(note.data)
         if hostifs:
             self.sai.bulk(OpKind.SET, T.HOSTIF, hostifs)  # a refusal is logged by the client
 
@@ -386,15 +441,36 @@ class PortOrch:
                 hostifs += self._oper(name, up)
         return hostifs
 
+    def _host_tx_ready(self, data: str) -> None:
+        asic = self.deps.dbs[ASIC_DB]
+        try:
+            readiness = parse_host_tx_ready(data)
+        except ValueError as why:
+            log.warning("orch.port.bad_notification data=%s reason=%s", data[:200], why)
+            report_bad_notification(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_HOST_TX_READY, str(why))
+            return
+        notification_ok(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_HOST_TX_READY)
+        for oid, ready in readiness:
+            name = self.by_oid.get(oid)
+            if name is not None and self.state.get(name) is not None:
+                self.state.set(name, {"host_tx_ready": "true" if ready else "false"})
+
     def _oper(self, name: str, up: bool) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
-        """Record a port's oper state; returns its host interface's oper-status set (for the bulk)."""
+        """Record a port's oper state change (a repeated state changes nothing, as updatePortOperStatus);
+        returns its host interface's oper-status set (for the bulk)."""
         port = self.ports[name]
+        if up == port.oper_up:
+            return []
+        port.oper_up = up
+        port.flaps += 1
         entry = self.deps.registry.get(name)
         if entry is not None:
             entry.oper_up = up
         status = "up" if up else "down"
-        self.appl.set(name, {"oper_status": status})
-        state = {"speed": port.attrs.get("SAI_PORT_ATTR_SPEED", "0")} if up else {}
+        self.appl.set(name, flap_fields(port.flaps, up))
+        state = polled_state(port.attrs, oper_changed=True)
+        if up:
+            state.update(oper_up_state(port.attrs))
         if state:
             self.state.set(name, state)
         log.info("orch.port.oper port=%s status=%s", name, status)

@@ -2,8 +2,9 @@
 
 Each converter returns the (attribute, value) pairs for one field, or raises ``FieldIgnored`` when
 SONiC ignores the value (an empty or ``none`` media type, an unknown unreliable_los value).
-FEC: ``rs``/``fc``/``none`` set the mode; ``auto`` is mode NONE. The FEC-override attribute is not
-programmed: like SONiC's virtual switch, this ASIC does not offer it.
+FEC: ``rs``/``fc``/``none`` set the mode; ``auto`` is mode NONE when a port is created. The FEC-override
+attribute is not programmed: like SONiC's virtual switch, this ASIC does not offer it, so ``auto`` on an
+existing port is refused (``port_state.fec_auto_refused``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ SERDES_FIELDS = {
     "pre2": "SAI_PORT_SERDES_ATTR_TX_FIR_PRE2", "pre3": "SAI_PORT_SERDES_ATTR_TX_FIR_PRE3",
     "main": "SAI_PORT_SERDES_ATTR_TX_FIR_MAIN", "post1": "SAI_PORT_SERDES_ATTR_TX_FIR_POST1",
     "post2": "SAI_PORT_SERDES_ATTR_TX_FIR_POST2", "post3": "SAI_PORT_SERDES_ATTR_TX_FIR_POST3",
+    # portsorch getPortSerdesAttr: the vendor-specific tuning values (PortsOrchTest.PortAdvancedConfig)
+    "attn": "SAI_PORT_SERDES_ATTR_TX_FIR_ATTN", "ob_m2lp": "SAI_PORT_SERDES_ATTR_TX_PAM4_RATIO",
+    "ob_alev_out": "SAI_PORT_SERDES_ATTR_TX_OUT_COMMON_MODE", "obplev": "SAI_PORT_SERDES_ATTR_TX_PMOS_COMMON_MODE",
+    "obnlev": "SAI_PORT_SERDES_ATTR_TX_NMOS_COMMON_MODE", "regn_bfm1p": "SAI_PORT_SERDES_ATTR_TX_PMOS_VLTG_REG",
+    "regn_bfm1n": "SAI_PORT_SERDES_ATTR_TX_NMOS_VLTG_REG",
 }
 PT_TEMPLATES = {"template1": "8_15", "template2": "12_19", "template3": "16_23", "template4": "20_27"}
 
