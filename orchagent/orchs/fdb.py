@@ -75,7 +75,8 @@ from orchagent.orchs.vlan import parse_vlan_name
 
 log = logging.getLogger(__name__)
 
-CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME),)   # and the APPL_DB channel FLUSHFDBREQUEST (``register``)
+CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME),)
+READS = ((APPL_DB, APP_FLUSH_FDB_REQUEST_CHANNEL),)   # read by ``register``, not an orch consumer
 PRODUCES = ((STATE_DB, STATE_FDB_TABLE_NAME),)
 
 DYNAMIC, STATIC = "dynamic", "static"

@@ -80,6 +80,7 @@ from orchagent.orchs.l2_common import (
 log = logging.getLogger(__name__)
 
 CONSUMES = ((APPL_DB, APP_VLAN_TABLE_NAME), (APPL_DB, APP_VLAN_MEMBER_TABLE_NAME))
+READS = ((APPL_DB, APP_PORT_TABLE_NAME),)   # its learn_mode, subscribed in ``register`` beside PortOrch's consumer
 PRODUCES: tuple[tuple[str, str], ...] = ()   # ASIC_DB only (through sairedis)
 
 DEFAULT_VID = 1

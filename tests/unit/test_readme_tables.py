@@ -1,6 +1,6 @@
 """README.md keeps one table: DB table -> writing module(s) -> reading module(s) (STYLE.md 1).
 
-It is derived from the ``CONSUMES`` / ``PRODUCES`` declarations of every config manager and orch;
+It is derived from the ``CONSUMES`` / ``READS`` / ``PRODUCES`` declarations of every config manager and orch;
 this test fails when the README's table no longer says what the code declares.
 ``python -m tests.unit.test_readme_tables`` prints the table to paste.
 """
@@ -38,8 +38,9 @@ def declarations() -> dict[tuple[str, str], tuple[set[str], set[str]]]:
         for owner in filter(None, owners):
             for db, table in getattr(owner, "PRODUCES", None) or ():
                 found[(db, table)][0].add(name)
-            for db, table in getattr(owner, "CONSUMES", None) or ():
-                found[(db, table)][1].add(name)
+            for attr in ("CONSUMES", "READS"):   # READS: read other than by an orch consumer
+                for db, table in getattr(owner, attr, None) or ():
+                    found[(db, table)][1].add(name)
     return found
 
 
