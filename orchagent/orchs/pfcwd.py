@@ -291,7 +291,8 @@ class PfcWdOrch:
         of every port drops, as in a storm (counted, status stormed, ``BIG_RED_SWITCH_MODE`` enable);
         storms in progress end first (counted as restored); syncd's storms are ignored meanwhile."""
         self.brs_on = True
-        watched = [(port, self.masks.get(port.name, rows.QosMasks()).watch) for port in self.deps.registry.of_kind(Kind.PORT)]
+        watched = [(port, self.masks.get(port.name, rows.QosMasks()).watch)
+                   for port in self.deps.registry.of_kind(Kind.PORT)]
         for port, mask in watched:
             queues = self._queues(port.oid) if mask else []
             for index in rows.priorities_of(mask):
@@ -307,7 +308,8 @@ class PfcWdOrch:
                 if index >= len(queues) or queues[index] in self.brs_handlers:
                     continue
                 queue = queues[index]
-                handler = Handler(queue, port.oid, index, "drop", self._hw_stats(queue, Entry(port.name, port.oid, index, "drop")))
+                entry = Entry(port.name, port.oid, index, "drop")
+                handler = Handler(queue, port.oid, index, "drop", self._hw_stats(queue, entry))
                 self.brs_handlers[queue] = handler
                 stats = rows.WdStats.from_fields(self.counters.get(queue) or {})
                 self.counters.set(queue, rows.on_storm(stats).to_fields())

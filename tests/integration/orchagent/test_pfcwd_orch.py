@@ -103,7 +103,8 @@ def test_big_red_switch_drops_the_watched_queues_as_a_storm_and_restores_them(or
     for queue in (q3, q4):
         fields = counters.hgetall(f"COUNTERS:{queue}")
         assert "BIG_RED_SWITCH_MODE" not in fields and fields["PFC_WD_STATUS"] == "operational"
-        assert (fields["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"], fields["PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"]) == ("1", "1")
+        counts = (fields["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"], fields["PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"])
+        assert counts == ("1", "1")
     NotificationProducer(dbs["COUNTERS_DB"], "PFC_WD_ACTION").send(q3, "storm")    # detection works again
     agent.drive(lambda: counters.hget(f"COUNTERS:{q3}", "PFC_WD_STATUS") == "stormed")
     assert counters.hget(f"COUNTERS:{q3}", "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED") == "2"

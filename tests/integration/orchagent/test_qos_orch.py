@@ -150,7 +150,8 @@ def test_del_and_set_of_a_used_map_changes_nothing_until_its_users_let_go(qos, r
     agent, ports, config = qos
     config["DSCP_TO_TC_MAP"].set("M", {"1": "0"})
     config["PORT_QOS_MAP"].set("Ethernet0", {"dscp_to_tc_map": "M"})
-    agent.drive(lambda: objects(raw, "PORT")[ports["Ethernet0"]].get("SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP", "oid:0x0") != "oid:0x0")
+    bound = "SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP"
+    agent.drive(lambda: objects(raw, "PORT")[ports["Ethernet0"]].get(bound, "oid:0x0") != "oid:0x0")
     [(old, attrs)] = objects(raw, "QOS_MAP").items()
     config["DSCP_TO_TC_MAP"].delete("M")
     config["DSCP_TO_TC_MAP"].set("M", {"1": "1"})
