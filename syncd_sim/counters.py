@@ -20,6 +20,14 @@
   queues orchagent registered in FLEX_COUNTER_DB ``FLEX_COUNTER_TABLE:PFC_WD:<oid>``; the group's interval
   also follows FLEX_COUNTER_DB ``FLEX_COUNTER_GROUP_TABLE:PFC_WD`` ``POLL_INTERVAL`` (CONFIG_DB ``PFC_WD|GLOBAL``).
 
+* FLEX_COUNTER_DB shows the groups as SONiC's orchagent writes them for syncd: once a CONFIG_DB row
+  names a group, ``FLEX_COUNTER_GROUP_TABLE:<group name>`` has its ``POLL_INTERVAL``, ``STATS_MODE``
+  and ``FLEX_COUNTER_STATUS``; while a group is enabled, each object it polls has
+  ``FLEX_COUNTER_TABLE:<group name>:<oid>`` with the stats (``PORT_COUNTER_ID_LIST``,
+  ``QUEUE_COUNTER_ID_LIST``, ``PG_COUNTER_ID_LIST``, ``RIF_COUNTER_ID_LIST``, ``BUFFER_POOL_COUNTER_ID_LIST``),
+  gone with the object (flexcounterorch, FlexCounterManager::setCounterIdList). Here they only report
+  what is polled: this writer reads CONFIG_DB, and the PFC watchdog's own rows stay orchagent's.
+
 Bad data (a FLEX_COUNTER_TABLE or WATERMARK_TABLE row, a clear or set request) is logged and reported
 in STATE_DB ``NOS_REJECTED_TABLE``; it never stops syncd.
 """
@@ -84,6 +92,10 @@ NAME_MAPS = {T.PORT: COUNTERS_PORT_NAME_MAP, T.QUEUE: COUNTERS_QUEUE_NAME_MAP,
              T.INGRESS_PRIORITY_GROUP: COUNTERS_PG_NAME_MAP, T.ROUTER_INTERFACE: COUNTERS_RIF_NAME_MAP,
              T.BUFFER_POOL: COUNTERS_BUFFER_POOL_NAME_MAP}
 LOOPBACK_RIF = "SAI_ROUTER_INTERFACE_TYPE_LOOPBACK"
+# FlexCounterManager's counter-id-list field per object kind (sairedis flex counter fields)
+ID_LIST_FIELDS = {T.PORT: "PORT_COUNTER_ID_LIST", T.QUEUE: "QUEUE_COUNTER_ID_LIST",
+                  T.INGRESS_PRIORITY_GROUP: "PG_COUNTER_ID_LIST", T.ROUTER_INTERFACE: "RIF_COUNTER_ID_LIST",
+                  T.BUFFER_POOL: "BUFFER_POOL_COUNTER_ID_LIST"}
 CLEARED_ON_READ = frozenset(name for g in GROUPS if g.read_and_clear for _, names in g.parts for name in names)
 Pick = Callable[[Sequence[int]], tuple[int, ...]]
 # ARGV[1]: JSON {key: {field: value}}: the hashes of a tick in few calls of one argument each. redis-py's
@@ -151,6 +163,8 @@ class GroupState:
     enabled: bool = False
     interval_ms: int = 0
     next_due: float = 0.0
+    configured: bool = False                            # a CONFIG_DB row has named the group
+    listed: set[str] = field(default_factory=set)      # objects with a FLEX_COUNTER_DB row for this group
 
     def __post_init__(self) -> None:
         self.interval_ms = self.interval_ms or self.group.default_interval_ms
@@ -162,6 +176,7 @@ class CounterWriter:
     def __init__(self, dbs: Databases, store_of: Callable[[], ObjectStore]) -> None:
         self.dbs = dbs
         self.counters = dbs[COUNTERS_DB]
+        self.flex = dbs[FLEX_COUNTER_DB]
         self.store_of = store_of
         self.stats = AsicStats()
         self.groups = {g.key: GroupState(g, self._parts(g)) for g in GROUPS}
@@ -255,6 +270,7 @@ class CounterWriter:
                 state.next_due += state.interval_ms / 1000
                 if state.next_due <= now:
                     state.next_due = now + state.interval_ms / 1000
+        self._publish_listing()
         running = self._watermarks_running()
         if self.periodic.expired(running, now):
             self._zero_fields(pipe, wm.PERIODIC_WATERMARKS, wm.PERIODIC_FIELDS)
@@ -331,6 +347,7 @@ class CounterWriter:
                 part.snapshot = None
         if added:
             self._take_back(added)
+        self.listing_stale = True
         log.info("syncd.counters.objects added=%d removed=%d", len(added), len(removed))
 
     def _take_back(self, added: list[tuple[T, str]]) -> None:
@@ -349,6 +366,31 @@ class CounterWriter:
                         table.set(oid, name, int(text))
                     except OverflowError:
                         log.warning("syncd.counters.restore_skipped oid=%s stat=%s value=%s", oid, name, text)
+
+    # -- FLEX_COUNTER_DB: what is polled, as SONiC lists it -----------------------------------------
+    def _publish_listing(self) -> None:
+        if not self.listing_stale:
+            return
+        self.listing_stale = False
+        pipe = self.flex.client.pipeline(transaction=False)
+        for state in self.groups.values():
+            group = state.group
+            if group.key == WATCHDOG_GROUP or not state.configured:
+                continue  # the watchdog's rows are orchagent's (PfcWdOrch)
+            pipe.hset(f"{FLEX_COUNTER_GROUP_TABLE}:{group.name}", mapping={
+                "POLL_INTERVAL": str(state.interval_ms),
+                "FLEX_COUNTER_STATUS": "enable" if state.enabled else "disable",
+                "STATS_MODE": "STATS_MODE_READ_AND_CLEAR" if group.read_and_clear else "STATS_MODE_READ"})
+            live = {oid: (kind, names) for kind, names in group.parts for oid in self.stats.table(kind).rows}
+            # enabled: every object polled; disabled: the rows stay (flexcounterorch only turns the group off)
+            wanted = live.keys() if state.enabled else state.listed & live.keys()
+            for oid in state.listed - live.keys():
+                pipe.delete(f"{FLEX_COUNTER_TABLE}:{group.name}:{oid}")
+            for oid in wanted - state.listed:
+                kind, names = live[oid]
+                pipe.hset(f"{FLEX_COUNTER_TABLE}:{group.name}:{oid}", ID_LIST_FIELDS[kind], ",".join(names))
+            state.listed = set(wanted)
+        pipe.execute()
 
     # -- polling ---------------------------------------------------------------------------------
     def _poll(self, state: GroupState, writes: dict[str, dict[str, str]], pipe: Any) -> None:
@@ -401,6 +443,8 @@ class CounterWriter:
         if task.is_del:
             return Result.ignored("flexcounterorch ignores the removal of a group's row")
         setting, problems = parse_group_row(task.key, task.fields)
+        state.configured = True
+        self.listing_stale = True
         now = self.clock()
         if setting.interval_ms is not None and setting.interval_ms != state.interval_ms:
             state.next_due += (setting.interval_ms - state.interval_ms) / 1000

@@ -8,8 +8,12 @@
   ``PFC_WD_STATUS`` operational and the storm counts. A port with no watched priority waits (NEED_RETRY,
   as SONiC); an unknown port is invalid. A DEL unregisters: the four fields go, the counts stay.
 * ``PFC_WD|GLOBAL``: ``POLL_INTERVAL`` -> FLEX_COUNTER_DB ``FLEX_COUNTER_GROUP_TABLE:PFC_WD``;
-  ``BIG_RED_SWITCH`` enable puts a drop action on every PFC-enabled queue of every port and makes
-  storms be ignored, disable ends it.
+  ``BIG_RED_SWITCH`` enable puts a drop action on every queue of every port's watchdog bitmask
+  (``pfcwd_sw_enable``), counted and shown as a storm (``PFC_WD_STATUS`` stormed,
+  ``BIG_RED_SWITCH_MODE`` enable), and makes syncd's storms be ignored; disable commits them as
+  restored and ends them. Deleting GLOBAL changes nothing (the switch stays as it is).
+* ``PORT_QOS_MAP`` DEL leaves the port's watchdog bitmask as it was (qosorch clears only PFC), so
+  ``PFC_WD`` on that port still watches those queues; a SET always sets it (absent: none).
 * syncd detects storms (``syncd_sim.pfcwd``) and publishes ``["<queue oid>","storm"|"restore"]`` on
   COUNTERS_DB ``PFC_WD_ACTION``: a storm starts the queue's action (``pfcwd_action``), sets
   ``PFC_WD_STATUS`` stormed, counts ``PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED`` and records APPL_DB
@@ -84,6 +88,7 @@ class PfcWdOrch:
         self.entries: dict[str, Entry] = {}
         self.handlers: dict[str, Handler] = {}
         self.brs_handlers: dict[str, Handler] = {}
+        self.brs_on = False                         # m_bigRedSwitchFlag
         self.queues: dict[str, list[str]] = {}     # port oid -> queue oids (a SAI get, once)
         self.pgs: dict[str, list[str]] = {}
         self.counters = Table(deps.dbs[COUNTERS_DB], COUNTERS_TABLE)
@@ -119,11 +124,13 @@ class PfcWdOrch:
         if task.key == "global":
             return Result.ignored()
         try:
-            masks = rows.parse_qos_row(task.fields) if task.is_set else rows.QosMasks()
+            parsed = rows.parse_qos_row(task.fields) if task.is_set else None
         except InvalidEntry as exc:
             return Result.invalid(str(exc))
         for port in task.key.split(","):
             old = self.masks.get(port, rows.QosMasks())
+            # qosorch's DEL clears PFC but leaves the watchdog bitmask as it was (a SET saves it always)
+            masks = parsed if parsed is not None else rows.QosMasks(0, old.watch)
             self.masks[port] = masks
             cfg = self.configs.get(port)
             if cfg is not None and old.watch != masks.watch:  # the watched priorities changed: re-register
@@ -188,9 +195,9 @@ class PfcWdOrch:
         cfg, problems = rows.parse_global(task.fields)
         if cfg.poll_interval_ms is not None:
             self.flex_groups.set(GROUP, {"POLL_INTERVAL": str(cfg.poll_interval_ms)})
-        if cfg.big_red_switch is True and not self.brs_handlers:
+        if cfg.big_red_switch is True:
             self._brs_enable()
-        elif cfg.big_red_switch is False and self.brs_handlers:
+        elif cfg.big_red_switch is False:
             self._brs_disable()
         return Result.invalid("; ".join(problems)) if problems else Result.success()
 
@@ -219,7 +226,7 @@ class PfcWdOrch:
             queue, event = note.op, note.data
             if queue not in self.entries:
                 log.warning("orch.pfcwd.unregistered queue=%s event=%s", queue, event)
-            elif self.brs_handlers:
+            elif self.brs_on:
                 log.info("orch.pfcwd.ignored_in_big_red_switch queue=%s event=%s", queue, event)
             elif event == STORM:
                 self._storm(queue)
@@ -280,30 +287,46 @@ class PfcWdOrch:
 
     # -- big red switch --------------------------------------------------------------------------
     def _brs_enable(self) -> None:
-        """Every PFC-enabled queue of every port drops; watched queues' storms are ignored meanwhile."""
-        for queue, handler in list(self.handlers.items()):
-            self._end(handler, periodic=False)
-            del self.handlers[queue]
-        for port in self.deps.registry.of_kind(Kind.PORT):
-            mask = self.masks.get(port.name, rows.QosMasks()).pfc
+        """PfcWdSwOrch::enableBigRedSwitchMode: every queue of the watchdog bitmask (``pfcwd_sw_enable``)
+        of every port drops, as in a storm (counted, status stormed, ``BIG_RED_SWITCH_MODE`` enable);
+        storms in progress end first (counted as restored); syncd's storms are ignored meanwhile."""
+        self.brs_on = True
+        watched = [(port, self.masks.get(port.name, rows.QosMasks()).watch)
+                   for port in self.deps.registry.of_kind(Kind.PORT)]
+        for port, mask in watched:
             queues = self._queues(port.oid) if mask else []
             for index in rows.priorities_of(mask):
                 if index < len(queues):
-                    queue = queues[index]
-                    entry = Entry(port.name, port.oid, index, "drop")
-                    self.counters.set(queue, {"BIG_RED_SWITCH_MODE": "enable"})
-                    handler = Handler(queue, port.oid, index, "drop", self._hw_stats(queue, entry))
-                    self.brs_handlers[queue] = handler
-                    self.actions.start(handler)
+                    self.counters.set(queues[index], {"BIG_RED_SWITCH_MODE": "enable"})
+        for queue, handler in list(self.handlers.items()):
+            self._commit(handler, periodic=False)
+            self.actions.end(handler)
+            del self.handlers[queue]
+        for port, mask in watched:
+            queues = self._queues(port.oid) if mask else []
+            for index in rows.priorities_of(mask):
+                if index >= len(queues) or queues[index] in self.brs_handlers:
+                    continue
+                queue = queues[index]
+                entry = Entry(port.name, port.oid, index, "drop")
+                handler = Handler(queue, port.oid, index, "drop", self._hw_stats(queue, entry))
+                self.brs_handlers[queue] = handler
+                stats = rows.WdStats.from_fields(self.counters.get(queue) or {})
+                self.counters.set(queue, rows.on_storm(stats).to_fields())
+                self.actions.start(handler)
         log.warning("orch.pfcwd.big_red_switch enabled queues=%d", len(self.brs_handlers))
 
     def _brs_disable(self) -> None:
+        """disableBigRedSwitchMode: each dropped queue's counters are committed as a restoration and
+        the queue is given back; ``BIG_RED_SWITCH_MODE`` goes."""
+        self.brs_on = False
         for queue, handler in self.brs_handlers.items():
-            self._commit(handler, periodic=True)
+            self._commit(handler, periodic=False)
             self.actions.end(handler)
             self.counters.hdel(queue, "BIG_RED_SWITCH_MODE")
+        if self.brs_handlers:
+            log.warning("orch.pfcwd.big_red_switch disabled queues=%d", len(self.brs_handlers))
         self.brs_handlers.clear()
-        log.warning("orch.pfcwd.big_red_switch disabled")
 
     # -- the port's queues and PGs (read from the ASIC once) ----------------------------------------
     def _queues(self, port_oid: str) -> list[str]:

@@ -4,7 +4,8 @@ pfcactionhandler.cpp ``initWdCounters``/``initCounters``/``commitCounters``).
 
 * ``PFC_WD|<port>``: ``action`` drop|forward|alert (default drop), ``detection_time`` 100..5000 ms
   (required), ``restoration_time`` 100..60000 ms (optional: without it a drop/forward storm is never
-  restored by time), ``pfc_stat_history`` enable|disable. Any other field makes the row invalid.
+  restored by time), ``pfc_stat_history`` enable|disable (default disable; registration writes it to the
+  queue's ``PFC_STAT_HISTORY`` either way, as registerInWdDb). Any other field makes the row invalid.
 * ``PFC_WD|GLOBAL``: ``POLL_INTERVAL`` (ms), ``BIG_RED_SWITCH`` enable|disable.
 * ``PORT_QOS_MAP|<port>[,<port>...]``: ``pfc_enable`` and ``pfcwd_sw_enable`` ("3,4"). The watched
   priorities are ``pfcwd_sw_enable`` only, as in current SONiC (qosorch hands that bitmask to the
@@ -37,7 +38,7 @@ class WdConfig:
     detection_ms: int
     restoration_ms: int = 0          # 0: none
     action: str = "drop"
-    stat_history: str | None = None
+    stat_history: str = "disable"
 
 
 def _ms(name: str, value: str, bounds: tuple[int, int]) -> int:
@@ -49,7 +50,7 @@ def _ms(name: str, value: str, bounds: tuple[int, int]) -> int:
 
 def parse_port_row(fields_: Mapping[str, str]) -> WdConfig:
     """Raises InvalidEntry (unknown field, bad value, no detection_time)."""
-    detection, restoration, action, history = 0, 0, "drop", None
+    detection, restoration, action, history = 0, 0, "drop", "disable"
     for name, value in fields_.items():
         if name == "detection_time":
             detection = _ms(name, value, DETECTION_MS)
@@ -132,9 +133,7 @@ def queue_fields(cfg: WdConfig) -> dict[str, str]:
     """What registration writes on the queue's COUNTERS hash (times in µs)."""
     out = {"PFC_WD_DETECTION_TIME": str(cfg.detection_ms * 1000),
            "PFC_WD_RESTORATION_TIME": str(cfg.restoration_ms * 1000) if cfg.restoration_ms else "",
-           "PFC_WD_ACTION": cfg.action}
-    if cfg.stat_history is not None:
-        out["PFC_STAT_HISTORY"] = cfg.stat_history
+           "PFC_WD_ACTION": cfg.action, "PFC_STAT_HISTORY": cfg.stat_history}
     return out
 
 

@@ -8,7 +8,10 @@ SONiC's qosorch reads them (straight from CONFIG_DB, not APPL_DB).
   switch's DSCP_TO_TC map. QUEUE puts a scheduler on the queue's parent scheduler group and a WRED
   profile on the queue. A field that is no longer in the row is unbound (oid:0x0).
 * References: a row naming an object that does not exist yet waits (NEED_RETRY), as does removing
-  an object some row still names, or binding to a port that is not created yet. Bad data is refused
+  an object some row still names, or binding to a port that is not created yet. An object whose DEL
+  waits counts as gone until it is removed: rows that name it (again) wait, and so do its own SETs
+  (qosorch's ``m_pendingRemove``, Orch::parseReference), so DEL+SET of a used map changes nothing
+  until its users let go, then re-creates it. Bad data is refused
   (INVALID) with its field named, before anything is sent.
 * The PFC bitmask follows PORT ``pfc_asym`` (PortOrch's ``PfcAsymChanged``), as PortsOrch::setPortPfcAsym;
   every change of the bitmasks is announced as ``PfcEnableChanged``.
@@ -78,6 +81,8 @@ class QosOrch:
     # -- maps, schedulers, WRED profiles -----------------------------------------------------------
     def _set_object(self, table: str, name: str, fields: dict[str, str]) -> Result:
         current = self.objects.get((table, name))
+        if current is not None and current.pending_remove:
+            return Result.retry(f"{table}|{name} is waiting to be removed")
         if table == tbl.CFG_WRED_PROFILE_TABLE_NAME:
             attrs = qos_profiles.wred_attrs(fields)
             create = qos_profiles.wred_create_attrs(attrs)
@@ -109,6 +114,7 @@ class QosOrch:
             return Result.ignored(f"no {table} {name}")
         users = self.refs.users((table, name))
         if users:
+            current.pending_remove = True
             return Result.retry(f"{table}|{name} is still used by {', '.join(users[:3])}")
         result = self.sai.apply([SaiOp.remove(OBJECT_TYPES[table], current.oid)])
         if not result.ok:
@@ -123,6 +129,8 @@ class QosOrch:
             found = self.objects.get(ref)
             if found is None:
                 return f"field {field_name!r}: {ref[0]}|{ref[1]} does not exist yet"
+            if found.pending_remove:
+                return f"field {field_name!r}: {ref[0]}|{ref[1]} is waiting to be removed"
             oids[field_name] = found.oid
         return oids
 

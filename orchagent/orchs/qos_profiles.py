@@ -1,8 +1,8 @@
 """SCHEDULER and WRED_PROFILE rows -> SAI SCHEDULER / WRED attributes (pure), as qosorch maps them.
 
 SCHEDULER: ``type`` DWRR|WRR|STRICT, ``weight`` (1..100), ``meter_type`` packets|bytes, ``cir``/``cbs``
-(minimum bandwidth rate and burst) and ``pir``/``pbs`` (maximum); ``priority`` is accepted and not
-programmed (SAI has no such attribute; qosorch ignores it too). Any other field refuses the row.
+(minimum bandwidth rate and burst) and ``pir``/``pbs`` (maximum). Any other field refuses the row,
+``priority`` included (qosorch's handleSchedulerTable: "Unknown field" -> invalid entry).
 
 WRED_PROFILE: ``wred_<colour>_enable``, ``<colour>_min|max_threshold`` (bytes),
 ``<colour>_drop_probability`` (percent), ``ecn`` (ecn_none .. ecn_all). A new WRED object always gets
@@ -60,7 +60,7 @@ SCHEDULER_FIELDS: dict[str, tuple[str, Callable[[str, str], str]]] = {
     "pir": ("SAI_SCHEDULER_ATTR_MAX_BANDWIDTH_RATE", lambda f, v: _int(f, v, 0, U64_MAX)),
     "pbs": ("SAI_SCHEDULER_ATTR_MAX_BANDWIDTH_BURST_RATE", lambda f, v: _int(f, v, 0, U64_MAX)),
 }
-SCHEDULER_IGNORED = frozenset({"priority", "NULL"})
+SCHEDULER_IGNORED = frozenset({"NULL"})
 
 
 def scheduler_attrs(fields: Mapping[str, str]) -> Attrs:

@@ -2,8 +2,9 @@
 (qosorch's ``m_qos_maps`` object references), and each port's queues with their parent scheduler
 groups (qosorch's ``m_scheduler_group_port_info``).
 
-A referenced object is not removed (its DEL waits); a referrer is a CONFIG_DB row (``QUEUE|Ethernet0|3``)
-and one of its fields.
+A referenced object is not removed (its DEL waits, and meanwhile it counts as gone for any row that
+names it, as qosorch's ``m_pendingRemove``); a referrer is a CONFIG_DB row (``QUEUE|Ethernet0|3``) and
+one of its fields.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ class QosObject:
 
     oid: str
     attrs: dict[str, str] = field(default_factory=dict)
+    # its DEL waits for the rows that use it (qosorch's m_pendingRemove): until it is removed, no row
+    # may newly refer to it and its own SETs wait too
+    pending_remove: bool = False
 
 
 @dataclass

@@ -121,3 +121,43 @@ def test_asymmetric_pfc_moves_the_bitmask_to_tx_and_opens_rx(qos, raw, dbs):
     assert attrs["SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL_TX"] == "24"
     config["PORT_QOS_MAP"].set("Ethernet0", {"pfc_enable": "3"})
     agent.drive(lambda: objects(raw, "PORT")[port].get("SAI_PORT_ATTR_PRIORITY_FLOW_CONTROL_TX") == "8")
+
+
+def test_an_object_waiting_to_be_removed_takes_no_new_reference_until_re_created(qos, raw):
+    """qosorch's m_pendingRemove (Orch::parseReference): a used scheduler's DEL waits, and meanwhile a
+    row that names it waits too; once the last user lets go it is removed, and a new one is taken."""
+    agent, ports, config = qos
+    config["SCHEDULER"].set("s1", {"type": "DWRR", "weight": "41"})
+    config["QUEUE"].set("Ethernet0|3", {"scheduler": "s1"})
+    agent.drive(lambda: len(objects(raw, "SCHEDULER")) == 1
+                and groups_with(raw, ports["Ethernet0"], next(iter(objects(raw, "SCHEDULER")))))
+    [old] = objects(raw, "SCHEDULER")
+    config["SCHEDULER"].delete("s1")
+    agent.settle()
+    config["QUEUE"].set("Ethernet4|3", {"scheduler": "s1"})
+    agent.settle()
+    assert old in objects(raw, "SCHEDULER")
+    assert not groups_with(raw, ports["Ethernet4"], old)
+    config["QUEUE"].delete("Ethernet0|3")
+    agent.drive(lambda: not objects(raw, "SCHEDULER"))
+    config["SCHEDULER"].set("s1", {"type": "DWRR", "weight": "42"})
+    agent.drive(lambda: len(objects(raw, "SCHEDULER")) == 1
+                and groups_with(raw, ports["Ethernet4"], next(iter(objects(raw, "SCHEDULER")))))
+    assert not groups_with(raw, ports["Ethernet4"], old)
+
+
+def test_del_and_set_of_a_used_map_changes_nothing_until_its_users_let_go(qos, raw):
+    agent, ports, config = qos
+    config["DSCP_TO_TC_MAP"].set("M", {"1": "0"})
+    config["PORT_QOS_MAP"].set("Ethernet0", {"dscp_to_tc_map": "M"})
+    bound = "SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP"
+    agent.drive(lambda: objects(raw, "PORT")[ports["Ethernet0"]].get(bound, "oid:0x0") != "oid:0x0")
+    [(old, attrs)] = objects(raw, "QOS_MAP").items()
+    config["DSCP_TO_TC_MAP"].delete("M")
+    config["DSCP_TO_TC_MAP"].set("M", {"1": "1"})
+    agent.settle()
+    assert objects(raw, "QOS_MAP") == {old: attrs}
+    config["PORT_QOS_MAP"].delete("Ethernet0")
+    agent.drive(lambda: old not in objects(raw, "QOS_MAP") and len(objects(raw, "QOS_MAP")) == 1)
+    [(new, fresh)] = objects(raw, "QOS_MAP").items()
+    assert json.loads(fresh["SAI_QOS_MAP_ATTR_MAP_TO_VALUE_LIST"])["list"][0]["value"]["tc"] == 1

@@ -156,3 +156,32 @@ def test_a_big_poll_is_written_in_chunks_and_lands_whole(writer, asic, raw, monk
     assert len(queues) == 3 * 8 and all(counters.hget(f"COUNTERS:{q}", Q_PACKETS) == "0" for q in queues)
     calls = counters.info("commandstats")["cmdstat_evalsha"]["calls"]
     assert calls >= len(queues) // 5        # one script per 5 hashes, not one for the whole poll
+
+
+def test_flex_counter_db_lists_the_groups_and_the_objects_they_poll(writer, asic, raw):
+    """As orchagent writes them for SONiC's syncd: the group row (interval, mode, status) and, while the
+    group is enabled, one row per polled object with its stats; a removed object's row goes."""
+    port = asic.add_port()
+    queue = asic.queue(port, 3)
+    flex = raw(5)
+    writer.step(time.monotonic())
+    assert not flex.keys("FLEX_COUNTER_TABLE:QUEUE_STAT_COUNTER*")        # nothing before the group is enabled
+    configure(writer, "QUEUE", FLEX_COUNTER_STATUS="enable", POLL_INTERVAL="2500")
+    configure(writer, "PG_WATERMARK", FLEX_COUNTER_STATUS="enable")
+    writer.step(time.monotonic())
+    assert flex.hgetall("FLEX_COUNTER_GROUP_TABLE:QUEUE_STAT_COUNTER") == {
+        "POLL_INTERVAL": "2500", "STATS_MODE": "STATS_MODE_READ", "FLEX_COUNTER_STATUS": "enable"}
+    assert flex.hget("FLEX_COUNTER_GROUP_TABLE:PG_WATERMARK_STAT_COUNTER", "STATS_MODE") == "STATS_MODE_READ_AND_CLEAR"
+    assert flex.hget(f"FLEX_COUNTER_TABLE:QUEUE_STAT_COUNTER:{queue}", "QUEUE_COUNTER_ID_LIST").startswith(Q_PACKETS)
+    assert len(flex.keys("FLEX_COUNTER_TABLE:QUEUE_STAT_COUNTER:*")) == 8
+    assert len(flex.keys("FLEX_COUNTER_TABLE:PG_WATERMARK_STAT_COUNTER:*")) == 8
+    assert not flex.keys("FLEX_COUNTER_TABLE:PORT_STAT_COUNTER:*")
+    configure(writer, "QUEUE", FLEX_COUNTER_STATUS="disable")
+    writer.step(time.monotonic())
+    assert flex.hget("FLEX_COUNTER_GROUP_TABLE:QUEUE_STAT_COUNTER", "FLEX_COUNTER_STATUS") == "disable"
+    assert len(flex.keys("FLEX_COUNTER_TABLE:QUEUE_STAT_COUNTER:*")) == 8     # rows stay, the group is off
+    assert asic.store.remove(T.PORT, port).ok
+    writer.objects_changed()
+    writer.step(time.monotonic())
+    assert not flex.keys("FLEX_COUNTER_TABLE:QUEUE_STAT_COUNTER:*")
+    assert not flex.keys("FLEX_COUNTER_TABLE:PG_WATERMARK*")

@@ -13,9 +13,11 @@ def test_a_port_row_and_what_registration_writes():
     cfg = rows.parse_port_row({"action": "forward", "detection_time": "200", "restoration_time": "400"})
     assert cfg == rows.WdConfig(200, 400, "forward")
     assert rows.queue_fields(cfg) == {"PFC_WD_DETECTION_TIME": "200000", "PFC_WD_RESTORATION_TIME": "400000",
-                                      "PFC_WD_ACTION": "forward"}
+                                      "PFC_WD_ACTION": "forward", "PFC_STAT_HISTORY": "disable"}
     default = rows.parse_port_row({"detection_time": "100"})
     assert default.action == "drop" and rows.queue_fields(default)["PFC_WD_RESTORATION_TIME"] == ""
+    history = rows.parse_port_row({"detection_time": "100", "pfc_stat_history": "enable"})
+    assert rows.queue_fields(history)["PFC_STAT_HISTORY"] == "enable"
 
 
 @pytest.mark.parametrize("fields", [

@@ -17,7 +17,7 @@ AZURE_LOSSLESS = {
 
 def test_scheduler_fields_become_scheduler_attributes():
     attrs = qos_profiles.scheduler_attrs({"type": "DWRR", "weight": "15", "meter_type": "bytes", "cir": "1000",
-                                          "cbs": "64", "pir": "2000", "pbs": "128", "priority": "3"})
+                                          "cbs": "64", "pir": "2000", "pbs": "128"})
     assert dict(attrs) == {
         "SAI_SCHEDULER_ATTR_SCHEDULING_TYPE": "SAI_SCHEDULING_TYPE_DWRR",
         "SAI_SCHEDULER_ATTR_SCHEDULING_WEIGHT": "15",
@@ -33,6 +33,7 @@ def test_scheduler_fields_become_scheduler_attributes():
     ({"weight": "101"}, "field 'weight': 101 is outside 1..100"),
     ({"meter_type": "cells"}, "field 'meter_type'"),
     ({"quantum": "1"}, "field 'quantum' is not a SCHEDULER field"),
+    ({"type": "STRICT", "priority": "3"}, "field 'priority' is not a SCHEDULER field"),   # qosorch: unknown field
 ])
 def test_bad_scheduler_rows_name_the_field(row, message):
     with pytest.raises(InvalidProfile, match=message):
