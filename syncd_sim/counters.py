@@ -82,7 +82,8 @@ CONSUMES = ((CONFIG_DB, CFG_FLEX_COUNTER_TABLE_NAME), (CONFIG_DB, CFG_WATERMARK_
             (COUNTERS_DB, COUNTERS_PG_NAME_MAP), (COUNTERS_DB, COUNTERS_RIF_NAME_MAP),
             (COUNTERS_DB, COUNTERS_BUFFER_POOL_NAME_MAP))
 PRODUCES = ((COUNTERS_DB, COUNTERS_TABLE), (COUNTERS_DB, wm.USER_WATERMARKS),
-            (COUNTERS_DB, wm.PERIODIC_WATERMARKS), (COUNTERS_DB, wm.PERSISTENT_WATERMARKS))
+            (COUNTERS_DB, wm.PERIODIC_WATERMARKS), (COUNTERS_DB, wm.PERSISTENT_WATERMARKS),
+            (FLEX_COUNTER_DB, FLEX_COUNTER_GROUP_TABLE), (FLEX_COUNTER_DB, FLEX_COUNTER_TABLE))
 WATCHDOG_GROUP = "PFCWD"  # the CONFIG_DB key of SONiC's PFC_WD group
 TICK_S = 0.1  # the writer's clock: group polls, removals and watermark clears happen on it
 # Counter hashes per write script: Redis runs one script at a time and serves other clients between them.
