@@ -137,7 +137,10 @@ class DynamicBufferMgr:
         old, table = self.written[kind], self.appl[kind]
         for key, fields in rows.items():
             if old.get(key) != fields:
-                if old.get(key, {}).keys() - fields.keys():  # drop the fields it no longer has
+                # drop the fields it no longer has, but never by deleting a pool or profile: orchagent defers
+                # the removal of one in use, and the SET queued behind that DEL would wait with it (buffermgrdyn
+                # only ever sets them, too)
+                if kind not in (dp.POOL, dp.PROFILE) and old.get(key, {}).keys() - fields.keys():
                     table.delete(key)
                 table.set(key, fields)
         for key in old.keys() - rows.keys():

@@ -28,7 +28,7 @@ cfgmgr/buffermgrdyn.cpp.
   ingress_lossless_pool ``xoff`` is used as it is; else with an ``over_subscribe_ratio`` the ``xoff`` is
   ceil((sum over PGs and queues of (xon + xoff - size) x count - 10 KiB private headroom per port with a
   lossless PG) / ratio), 655360 when that is 0; a shared headroom pool that was on and is off is written
-  as ``xoff`` "0".
+  as ``xoff`` "0" (and stays so).
 
 Simplifications, stated: multi-port keys (``Ethernet0,Ethernet4|3-4``) are split per port; no gearbox delays.
 """
@@ -321,8 +321,8 @@ def _plan_shared_headroom(inputs: DynInputs, plan: DynPlan, ingress: dict[str, s
                     extra += (xon + xoff - size) * hr.pg_count(key.rpartition(":")[2])
         extra = max(extra - PRIVATE_HEADROOM * len(lossless_ports), 0)
         ingress["xoff"] = str(-(-extra // inputs.over_subscribe_ratio) or DEFAULT_SHP_SIZE)
-    elif "xoff" not in ingress and _int(inputs.previous_pools.get(INGRESS_LOSSLESS_POOL, {}).get("xoff")):
-        ingress["xoff"] = "0"  # was on: "0" tells orchagent it is off
+    elif "xoff" not in ingress and "xoff" in inputs.previous_pools.get(INGRESS_LOSSLESS_POOL, {}):
+        ingress["xoff"] = "0"  # was written: "0" tells orchagent it is off (and the field never disappears)
 
 
 def plan(inputs: DynInputs) -> DynPlan:

@@ -139,3 +139,27 @@ def test_traditional_model_switch_at_run_time_holds_updates(dbs, raw):
     assert not appl.exists("BUFFER_POOL_TABLE:temp_pool")
     cdb.mod_entry("DEVICE_METADATA", "localhost", {"buffer_model": "traditional"})
     settle(runner, lambda: appl.exists("BUFFER_POOL_TABLE:temp_pool"))
+
+
+def test_dynamic_pool_is_only_ever_set_when_shared_headroom_goes_off(dbs, raw):
+    """A DEL of ingress_lossless_pool (to drop its xoff) would wait forever in orchagent behind the profiles
+    that use it, and the SET behind it too: the manager writes xoff "0" and never deletes the pool."""
+    cdb, runner, appl = boot(dbs, raw, dynamic_config(load_sku("Force10-S6000").default_config()))
+    pools = ConsumerStateTable(dbs["APPL_DB"], "BUFFER_POOL_TABLE")
+    ops = []
+
+    def pool_row():
+        ops.extend(k.op for k in pools.pops() if k.key == "ingress_lossless_pool")
+        return raw(0).hgetall("BUFFER_POOL_TABLE:ingress_lossless_pool")
+
+    raw(6).hset("BUFFER_MAX_PARAM_TABLE|global", "mmu_size", "12766208")
+    cdb.mod_entry("PORT", "Ethernet0", {"admin_status": "up"})
+    cdb.set_entry("BUFFER_PG", "Ethernet0|3-4", {"profile": "NULL"})
+    cdb.mod_entry("DEFAULT_LOSSLESS_BUFFER_PARAMETER", "AZURE", {"over_subscribe_ratio": "2"})
+    settle(runner, lambda: int(pool_row().get("xoff", "0")) > 0)
+    raw(4).hdel("DEFAULT_LOSSLESS_BUFFER_PARAMETER|AZURE", "over_subscribe_ratio")
+    settle(runner, lambda: pool_row().get("xoff") == "0")
+    cdb.mod_entry("PORT", "Ethernet0", {"mtu": "1500"})  # any later recompute
+    settle(runner, lambda: appl.exists("BUFFER_PROFILE_TABLE:pg_lossless_100000_300m_mtu1500_profile"))
+    assert pool_row().get("xoff") == "0"
+    assert ops and "DEL" not in ops, ops

@@ -136,6 +136,8 @@ def test_shared_headroom_pool_turned_off_is_written_as_zero(inputs: DynInputs) -
     rows = plan(inputs).rows
     assert rows[POOL]["ingress_lossless_pool"]["xoff"] == "0"
     assert rows[PROFILE]["pg_lossless_100000_5m_profile"]["size"] == "100352"  # xon + xoff again
+    inputs.previous_pools = rows[POOL]  # written once: the field stays, "0"
+    assert plan(inputs).rows[POOL]["ingress_lossless_pool"]["xoff"] == "0"
 
 
 def test_headroom_admission_counts_lossy_pgs_and_keeps_admitted_ones_first(inputs: DynInputs) -> None:
