@@ -5,8 +5,9 @@ cfgmgr/buffermgrdyn.cpp.
   ``pg_lossless_<speed>_<cable>[_mtu<mtu>][_th<dynamic_th>]_profile`` (``buffer_headroom.compute_headroom``;
   speed is the largest of ``adv_speeds`` when ``autoneg`` is on; ``dynamic_th`` = DEFAULT_LOSSLESS_BUFFER_PARAMETER
   ``default_dynamic_th``); a PG whose profile has ``headroom_type`` dynamic gets one the same way with that
-  profile's ``dynamic_th`` (``_th<n>`` when it is not the default; buffermgrdyn getDynamicProfileName); other
-  PGs, queues and profile lists are copied.
+  profile's ``dynamic_th`` (``_th<n>`` when it is not the default; buffermgrdyn getDynamicProfileName); with
+  cable length ``0m`` such PGs are left out of APPL_DB (no profile, not an error); other PGs, queues and
+  profile lists are copied.
 * Headroom admission (buffer_check_headroom_vs.lua, the vs symlink of the mellanox script): with a STATE_DB
   ``BUFFER_MAX_PARAM_TABLE|<port>`` ``max_headroom_size`` (absent or 0: not reported by the ASIC, no
   limit) a port's PGs are admitted while 4096 + the pipeline latency + 20 KiB egress mirror + the sum of
@@ -39,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from nos.cfgmgr import buffer_headroom as hr
-from nos.cfgmgr.buffer_lossless import INGRESS_LOSSLESS_POOL, dynamic_profile_name
+from nos.cfgmgr.buffer_lossless import INGRESS_LOSSLESS_POOL, ZERO_CABLE, dynamic_profile_name
 
 Rows = dict[str, dict[str, str]]
 ZERO_PG = "ingress_lossy_pg_zero_profile"
@@ -186,6 +187,8 @@ def _resolve_pgs(inputs: DynInputs, plan: DynPlan, port: str, pgs: list[tuple[st
         threshold = _template_threshold(inputs, profile)
         if threshold is None:
             out.append((key, index, profile))
+            continue
+        if inputs.cables.get(port) == ZERO_CABLE:  # buffermgrdyn refreshPgsForPort: no lossless PG, not an error
             continue
         if threshold not in made:
             made[threshold] = lossless_profile(inputs, port, threshold or None)

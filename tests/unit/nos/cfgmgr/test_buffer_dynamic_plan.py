@@ -154,3 +154,13 @@ def test_headroom_admission_counts_lossy_pgs_and_keeps_admitted_ones_first(input
     assert {key for _, key in result.errors} == {"Ethernet0|1", "Ethernet0|6"}
     del inputs.pgs["Ethernet0|3-4"], inputs.pgs["Ethernet0|6"]
     assert set(plan(inputs).rows[PG]) == {"Ethernet0:0", "Ethernet0:1"}
+
+
+def test_zero_cable_length_leaves_lossless_pgs_out(inputs: DynInputs) -> None:
+    """buffermgrdyn_ut SkipProfileCreationForZeroCableLength: no 0m profile, lossy PG 0 stays, not an error."""
+    inputs.cables["Ethernet0"] = "0m"
+    inputs.pgs["Ethernet0|6"] = {"profile": "NULL"}
+    result = plan(inputs)
+    assert result.rows[PG] == {"Ethernet0:0": {"profile": "ingress_lossy_profile"}}
+    assert not [name for name in result.rows[PROFILE] if name.startswith("pg_lossless_")]
+    assert not result.errors
