@@ -8,10 +8,14 @@ Traditional model:
 * Lossless PGs: for a port with a speed, a CABLE_LENGTH entry and PORT_QOS_MAP ``pfc_enable``, the
   profile ``pg_lossless_<speed>_<cable>_profile`` from the SKU's ``pg_profile_lookup.ini`` and
   ``BUFFER_PG|<port>|3-4`` are written back into CONFIG_DB (``buffer_lossless.plan_traditional``), and
-  flow to APPL_DB by the copy. As buffermgrd: recomputed when a PORT row or ``pfc_enable`` changes (a
-  CABLE_LENGTH change alone is only remembered); a PORT row before its cable length waits; cable ``0m``
+  flow to APPL_DB by the copy. As buffermgrd: recomputed when a PORT row, a port's cable length
+  (``doCableTask``) or ``pfc_enable`` changes; a PORT row before its cable length waits; cable ``0m``
   generates nothing; a speed/cable pair without a lookup row is refused (reported on the PORT key, nothing
-  generated).
+  generated); deleting PORT_QOS_MAP|<port> forgets its ``pfc_enable`` (its PG rows stay, later updates
+  generate none).
+* DEVICE_METADATA|localhost ``buffer_model`` is also followed at run time, as buffermgrd's
+  ``doBufferMetaTask``: while it says ``dynamic`` every other table's updates are held (pending, not
+  dropped) and go on when it says ``traditional`` again (switching models for real needs a restart).
 
 Deviations, stated: a PORT row is acted on only when its speed or admin_status changed (buffermgrd
 recomputes on every PORT write, so an unrelated field rewrote a PG a user had deleted); a port's
@@ -56,6 +60,7 @@ CONSUMES = (*((CONFIG_DB, table) for table in COPIED), (CONFIG_DB, t.CFG_PORT_TA
 PRODUCES = (*((APPL_DB, table) for table in COPIED.values()), (CONFIG_DB, t.CFG_BUFFER_PROFILE_TABLE_NAME),
             (CONFIG_DB, t.CFG_BUFFER_PG_TABLE_NAME))
 LOCALHOST = "localhost"
+GLOBAL = "global"  # PORT_QOS_MAP|global: switch-wide maps, not a port
 
 
 def buffer_model(dbs: Databases) -> str:
@@ -72,6 +77,26 @@ def read_lookup(dbs: Databases) -> list[PgLookupRow]:
     except (UnknownSku, SkuDataError, OSError) as exc:
         log.warning("cfgmgr.buffer.no_lookup hwsku=%s reason=%s", row.get("hwsku"), exc)
         return []
+
+
+@dataclass
+class ModelGate:
+    """buffermgrd's ``dynamic_buffer_model`` flag: DEVICE_METADATA|localhost ``buffer_model`` at run time."""
+
+    dynamic: bool = False
+
+    def handle_metadata(self, task: KeyOpFieldsValues) -> Result:
+        if task.key == LOCALHOST:
+            self.dynamic = task.is_set and task.fields.get("buffer_model") == "dynamic"
+        return Result.success()
+
+    def guard(self, handler: Callable[[KeyOpFieldsValues], Result]) -> Callable[[KeyOpFieldsValues], Result]:
+        """``handler``, held (NEED_RETRY) while the model is dynamic."""
+        def guarded(task: KeyOpFieldsValues) -> Result:
+            if self.dynamic:
+                return Result.retry("DEVICE_METADATA|localhost buffer_model is dynamic: held")
+            return handler(task)
+        return guarded
 
 
 class Copier:
@@ -137,12 +162,30 @@ class TraditionalBufferMgr:
         return self.update(task.key)
 
     def handle_cable(self, task: KeyOpFieldsValues) -> Result:
-        if task.is_set:
-            self.cables.update(task.fields)
+        """buffermgrd doCableTask: a port whose cable length changed (not "None") is recomputed at once;
+        what that update says is not this task's status (buffermgrd ignores it too)."""
+        if not task.is_set:
+            return Result.success()
+        for port, cable in task.fields.items():
+            if cable == "None" or self.cables.get(port) == cable:
+                continue
+            self.cables[port] = cable
+            inputs = self.ports.get(port)
+            if inputs is not None:
+                inputs.dirty = True
+                result = self.update(port)
+                if not result.done:
+                    log.info("cfgmgr.buffer.cable_update_deferred port=%s reason=%s", port, result.reason)
         return Result.success()
 
     def handle_qos(self, task: KeyOpFieldsValues) -> Result:
-        pfc = None if task.is_del else task.fields.get("pfc_enable")
+        if task.key == GLOBAL:
+            return Result.success()
+        if task.is_del:  # buffermgrd erases the port's pfc status; the PG rows stay
+            if task.key in self.ports:
+                self.ports[task.key].pfc_enable = None
+            return Result.success()
+        pfc = task.fields.get("pfc_enable")
         inputs = self.ports.get(task.key)
         if inputs is None:  # the PORT row comes later and does the work then
             self.ports[task.key] = PortInputs(pfc_enable=pfc)
@@ -215,13 +258,15 @@ def _consumer(dbs: Databases, table: str, handler: Callable[[KeyOpFieldsValues],
 
 
 def register_traditional(dbs: Databases, runner: Runner) -> TraditionalBufferMgr:
+    gate = ModelGate()
+    runner.add_consumer(_consumer(dbs, t.CFG_DEVICE_METADATA_TABLE_NAME, gate.handle_metadata))
     for cfg_table, appl_table in COPIED.items():
         keyed = cfg_table in (t.CFG_BUFFER_PG_TABLE_NAME, t.CFG_BUFFER_QUEUE_TABLE_NAME)
-        runner.add_consumer(_consumer(dbs, cfg_table, Copier(dbs, appl_table, keyed).handle))
+        runner.add_consumer(_consumer(dbs, cfg_table, gate.guard(Copier(dbs, appl_table, keyed).handle)))
     mgr = TraditionalBufferMgr(dbs, bl.lookup_table(read_lookup(dbs)))
-    runner.add_consumer(_consumer(dbs, t.CFG_PORT_CABLE_LEN_TABLE_NAME, mgr.handle_cable))
-    runner.add_consumer(_consumer(dbs, t.CFG_PORT_QOS_MAP_TABLE_NAME, mgr.handle_qos))
-    runner.add_consumer(_consumer(dbs, t.CFG_PORT_TABLE_NAME, mgr.handle_port))
+    runner.add_consumer(_consumer(dbs, t.CFG_PORT_CABLE_LEN_TABLE_NAME, gate.guard(mgr.handle_cable)))
+    runner.add_consumer(_consumer(dbs, t.CFG_PORT_QOS_MAP_TABLE_NAME, gate.guard(mgr.handle_qos)))
+    runner.add_consumer(_consumer(dbs, t.CFG_PORT_TABLE_NAME, gate.guard(mgr.handle_port)))
     return mgr
 
 

@@ -64,12 +64,14 @@ def asic_table_row(asic: hr.AsicConstants) -> dict[str, str]:
             "mac_phy_delay": f"{asic.mac_phy_delay:g}", "peer_response_time": f"{asic.peer_response_time:g}"}
 
 
-def zero_profiles(sku: Sku) -> dict[str, dict[str, str]]:
+def zero_profiles(sku: Sku) -> tuple[dict[str, dict[str, str]], str]:
+    """The SKU's zero profiles and its ``control_fields`` ``pgs_to_apply_zero_profile`` ("" when absent)."""
     path = sku.path / ZERO_PROFILES_FILE
     if not path.exists():
-        return {}
-    rows: dict[str, dict[str, str]] = read_json(path).get(t.CFG_BUFFER_PROFILE_TABLE_NAME, {})
-    return rows
+        return {}, ""
+    doc = read_json(path)
+    rows: dict[str, dict[str, str]] = doc.get(t.CFG_BUFFER_PROFILE_TABLE_NAME, {})
+    return rows, str(doc.get("control_fields", {}).get("pgs_to_apply_zero_profile", ""))
 
 
 class DynamicBufferMgr:
@@ -125,6 +127,7 @@ class DynamicBufferMgr:
             return
         self.dirty = False
         self.inputs.previous_pgs = self.written[dp.PG]
+        self.inputs.previous_pools = self.written[dp.POOL]
         result = dp.plan(self.inputs)
         for kind in (dp.POOL, dp.PROFILE, dp.INGRESS_LIST, dp.EGRESS_LIST, dp.PG, dp.QUEUE):
             self._write(kind, result.rows[kind])
@@ -134,7 +137,10 @@ class DynamicBufferMgr:
         old, table = self.written[kind], self.appl[kind]
         for key, fields in rows.items():
             if old.get(key) != fields:
-                if old.get(key, {}).keys() - fields.keys():  # drop the fields it no longer has
+                # drop the fields it no longer has, but never by deleting a pool or profile: orchagent defers
+                # the removal of one in use, and the SET queued behind that DEL would wait with it (buffermgrdyn
+                # only ever sets them, too)
+                if kind not in (dp.POOL, dp.PROFILE) and old.get(key, {}).keys() - fields.keys():
                     table.delete(key)
                 table.set(key, fields)
         for key in old.keys() - rows.keys():
@@ -164,7 +170,7 @@ def register_dynamic(dbs: Databases, runner: Runner) -> DynamicBufferMgr:
     try:
         sku = load_sku(hwsku)
         mgr.inputs.asic = asic_constants(sku)
-        mgr.inputs.zero_profiles = zero_profiles(sku)
+        mgr.inputs.zero_profiles, mgr.inputs.zero_pg_ids = zero_profiles(sku)
         Table(dbs[STATE_DB], ASIC_TABLE).set(str(sku.asic.get("vendor", "vs")).upper(),
                                              asic_table_row(mgr.inputs.asic))
     except (UnknownSku, KeyError, ValueError, OSError) as exc:
