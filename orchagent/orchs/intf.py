@@ -7,8 +7,9 @@
   OUTER_VLAN_ID + ADMIN_V4/V6_STATE for ``Ethernet0.10``) and MTU (the interface's; a sub-interface's
   own ``mtu``, 0 = its parent's), with LOOPBACK_PACKET_ACTION after the VR when ``loopback_action`` is
   drop / forward (other values are ignored with a warning, as getSaiLoopbackAction does) and
-  ADMIN_MPLS_STATE true last when ``mpls`` is enable (intfsorch leaves the disabled default out). It waits until the port / LAG / VLAN exists, takes a reference on it
-  (so it is not removed under the RIF) and publishes COUNTERS_DB COUNTERS_RIF_NAME_MAP / _TYPE_MAP.
+  ADMIN_MPLS_STATE true last when ``mpls`` is enable (intfsorch leaves the disabled default out). It
+  waits until the port / LAG / VLAN exists, takes a reference on it (so it is not removed under the
+  RIF) and publishes COUNTERS_DB COUNTERS_RIF_NAME_MAP / _TYPE_MAP.
   Later SETs change the MAC, a given ``loopback_action``, ``mpls`` (and a sub-interface's MTU and admin
   state). ``proxy_arp`` enabled on a VLAN interface sets the VLAN's BROADCAST_ and
   UNKNOWN_MULTICAST_FLOOD_CONTROL_TYPE to NONE, disabled (or removing the interface) back to ALL
@@ -320,7 +321,8 @@ class IntfOrch:
     def _rebind_loopback(self, entry: IntfEntry, intf: RouterIntf) -> Result:
         """A loopback moves to another VRF once it has no address (intfsorch defers the bind till then)."""
         if intf.addresses:
-            return Result.retry(f"{entry.alias} still has addresses: VRF '{entry.vrf or 'default'}' bound after they go")
+            vrf = entry.vrf or "default"
+            return Result.retry(f"{entry.alias} still has addresses: VRF '{vrf}' bound after they go")
         vr = self._vr(entry.vrf)
         if vr is None:
             return Result.retry(f"VRF {entry.vrf} does not exist yet")

@@ -99,7 +99,8 @@ def test_loopback_action_and_mpls_are_create_attributes_in_intfsorch_order():
 
 
 def test_updates_set_loopback_action_and_mpls_only_when_they_change():
-    rif = RouterIntf("Ethernet8", "oid:0x6000000000001", "", VR, "SAI_ROUTER_INTERFACE_TYPE_PORT", "Ethernet8", MAC, 9100)
+    rif = RouterIntf("Ethernet8", "oid:0x6000000000001", "", VR, "SAI_ROUTER_INTERFACE_TYPE_PORT", "Ethernet8", MAC,
+                     9100)
     drop = intf.parse("Ethernet8", (("loopback_action", "drop"), ("mpls", "enable")))
     assert intf.update_ops(drop, rif, 9100, MAC) == [
         SaiOp.set(T.ROUTER_INTERFACE, rif.oid, R + "ADMIN_MPLS_STATE", "true"),
@@ -114,11 +115,13 @@ def test_updates_set_loopback_action_and_mpls_only_when_they_change():
 def test_proxy_arp_sets_the_vlan_flood_control_types():
     vlan_rif = RouterIntf("Vlan2", "oid:0x6000000000002", "", VR, "SAI_ROUTER_INTERFACE_TYPE_VLAN", "Vlan2")
     vlan = "oid:0x26000000000007"
+    none = "SAI_VLAN_FLOOD_CONTROL_TYPE_NONE"
     assert intf.proxy_arp_ops(vlan_rif, vlan, True) == [
-        SaiOp.set(T.VLAN, vlan, "SAI_VLAN_ATTR_BROADCAST_FLOOD_CONTROL_TYPE", "SAI_VLAN_FLOOD_CONTROL_TYPE_NONE"),
-        SaiOp.set(T.VLAN, vlan, "SAI_VLAN_ATTR_UNKNOWN_MULTICAST_FLOOD_CONTROL_TYPE", "SAI_VLAN_FLOOD_CONTROL_TYPE_NONE")]
+        SaiOp.set(T.VLAN, vlan, "SAI_VLAN_ATTR_BROADCAST_FLOOD_CONTROL_TYPE", none),
+        SaiOp.set(T.VLAN, vlan, "SAI_VLAN_ATTR_UNKNOWN_MULTICAST_FLOOD_CONTROL_TYPE", none)]
     assert intf.proxy_arp_ops(vlan_rif, vlan, False) == []
     vlan_rif.proxy_arp = True
-    assert [op.attrs[0][1] for op in intf.proxy_arp_ops(vlan_rif, vlan, False)] == ["SAI_VLAN_FLOOD_CONTROL_TYPE_ALL"] * 2
+    flood = [op.attrs[0][1] for op in intf.proxy_arp_ops(vlan_rif, vlan, False)]
+    assert flood == ["SAI_VLAN_FLOOD_CONTROL_TYPE_ALL"] * 2
     port_rif = RouterIntf("Ethernet8", "oid:0x6000000000001", "", VR, "SAI_ROUTER_INTERFACE_TYPE_PORT")
     assert intf.proxy_arp_ops(port_rif, "oid:0x1", True) == []
