@@ -8,8 +8,8 @@ placeholder) creates one with no attributes. A later SET changes the attributes 
 ``mgmtVrfEnabled`` and ``in_band_mgmt_enabled`` are accepted and not programmed (vrforch ignores them).
 Each VRF's virtual router gets the link-local route fe80::/10 {PACKET_ACTION FORWARD, NEXT_HOP_ID =
 CPU port} at creation, removed before the router (vrforch addOperation / delOperation, as the default
-VR has it from RouteOrch). Delete waits while router interfaces or routes still use the VRF. An unknown field makes the row
-invalid, as SONiC's request parser refuses it.
+VR has it from RouteOrch). Delete waits while router interfaces or routes still use the VRF. An
+unknown field makes the row invalid, as SONiC's request parser refuses it.
 """
 
 from __future__ import annotations
