@@ -17,11 +17,15 @@ hash ``NEIGH_RESOLVE_TABLE:<interface>:<ip>`` until NeighOrch deletes it once th
 (SONiC's tests wait for exactly that hash and for its removal). Upstream then asks the kernel to ARP /
 ND for the address; the simulated kernel has no peer to ask, so a request is only recorded.
 
+When STATE_DB ``INTERFACE_TABLE|<interface>`` disappears, the interface's neighbours are removed from
+APPL_DB (in SONiC the kernel flushes them with the address and neighsyncd deletes them). They are not
+re-added when the interface comes back: nbrmgrd programs a NEIGH row once, when it is written, so a
+row left in CONFIG_DB from before acts again only when it is written again (a later case or test that
+re-creates the interface sees no stale neighbour, and its next hops ask for resolution as on SONiC).
+
 Deviations (stated because SONiC differs): nbrmgrd ignores NEIGH deletes ("Not yet implemented"); here a
-delete removes the APPL_DB row. When STATE_DB ``INTERFACE_TABLE|<interface>`` disappears, the
-interface's neighbours are removed from APPL_DB (in SONiC the kernel flushes them with the address and
-neighsyncd deletes them) and re-added when the interface comes back. A ``family`` that contradicts the
-address is refused (nbrmgrd ignores the field).
+delete removes the APPL_DB row. A ``family`` that contradicts the address is refused (nbrmgrd ignores
+the field).
 """
 
 from __future__ import annotations
@@ -123,11 +127,12 @@ class NbrMgr:
     def handle_interface(self, task: KeyOpFieldsValues) -> Result:
         if KEY_SEP in task.key:
             return Result.ignored("an address row")
+        if task.is_set:  # rows still waiting for the interface are retried by their own consumer
+            return Result.ignored("neighbours are programmed when their NEIGH row is written")
         keys = [k for k, entry in self.configured.items() if entry.interface == task.key]
-        if task.is_del:
-            changed = [self._uninstall(k) for k in keys]
-        else:
-            changed = [self._install(k, self.configured[k]) for k in keys]
+        changed = [self._uninstall(k) for k in keys]
+        for key in keys:  # flushed: only writing the row again brings it back
+            del self.configured[key]
         return Result.success() if any(changed) else Result.ignored("no neighbour changed")
 
     # -- APPL_DB NEIGH_RESOLVE_TABLE ------------------------------------------------------------
