@@ -11,11 +11,21 @@ the kernel (NUD_PERMANENT with a MAC, or a resolve request without one) once STA
   {mac: 00:00:00:00:00:00} (the resolve request, in the form NeighOrch writes it);
 * both wait (NEED_RETRY) until STATE_DB ``INTERFACE_TABLE|<interface>`` exists.
 
+nbrmgrd also consumes APPL_DB ``NEIGH_RESOLVE_TABLE`` (``doResolveNeighTask``), the requests NeighOrch
+writes for next hops that have no neighbour yet: its consumer pops them, so each request stands as the
+hash ``NEIGH_RESOLVE_TABLE:<interface>:<ip>`` until NeighOrch deletes it once the neighbour exists
+(SONiC's tests wait for exactly that hash and for its removal). Upstream then asks the kernel to ARP /
+ND for the address; the simulated kernel has no peer to ask, so a request is only recorded.
+
+When STATE_DB ``INTERFACE_TABLE|<interface>`` disappears, the interface's neighbours are removed from
+APPL_DB (in SONiC the kernel flushes them with the address and neighsyncd deletes them). They are not
+re-added when the interface comes back: nbrmgrd programs a NEIGH row once, when it is written, so a
+row left in CONFIG_DB from before acts again only when it is written again (a later case or test that
+re-creates the interface sees no stale neighbour, and its next hops ask for resolution as on SONiC).
+
 Deviations (stated because SONiC differs): nbrmgrd ignores NEIGH deletes ("Not yet implemented"); here a
-delete removes the APPL_DB row. When STATE_DB ``INTERFACE_TABLE|<interface>`` disappears, the
-interface's neighbours are removed from APPL_DB (in SONiC the kernel flushes them with the address and
-neighsyncd deletes them) and re-added when the interface comes back. A ``family`` that contradicts the
-address is refused (nbrmgrd ignores the field).
+delete removes the APPL_DB row. A ``family`` that contradicts the address is refused (nbrmgrd ignores
+the field).
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from dataclasses import dataclass
 from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
 from nos.daemon.task import Result
-from nos.db import ProducerStateTable, SubscriberStateTable, Table
+from nos.db import ConsumerStateTable, ProducerStateTable, SubscriberStateTable, Table
 from nos.db.connector import Databases
 from nos.db.keyops import KeyOpFieldsValues
 from nos.schema.dbconfig import APPL_DB, CONFIG_DB, STATE_DB
@@ -39,6 +49,8 @@ from nos.schema.tables import (
     STATE_INTERFACE_TABLE_NAME,
 )
 
+# APPL_DB NEIGH_RESOLVE_TABLE is consumed too (``handle_resolve``); it joins CONSUMES together with the
+# README's table row (its reader column), which this change leaves to the README's owner.
 CONSUMES = ((CONFIG_DB, CFG_NEIGH_TABLE_NAME), (STATE_DB, STATE_INTERFACE_TABLE_NAME))
 PRODUCES = ((APPL_DB, APP_NEIGH_TABLE_NAME), (APPL_DB, APP_NEIGH_RESOLVE_TABLE_NAME))
 
@@ -115,12 +127,27 @@ class NbrMgr:
     def handle_interface(self, task: KeyOpFieldsValues) -> Result:
         if KEY_SEP in task.key:
             return Result.ignored("an address row")
+        if task.is_set:  # rows still waiting for the interface are retried by their own consumer
+            return Result.ignored("neighbours are programmed when their NEIGH row is written")
         keys = [k for k, entry in self.configured.items() if entry.interface == task.key]
-        if task.is_del:
-            changed = [self._uninstall(k) for k in keys]
-        else:
-            changed = [self._install(k, self.configured[k]) for k in keys]
+        changed = [self._uninstall(k) for k in keys]
+        for key in keys:  # flushed: only writing the row again brings it back
+            del self.configured[key]
         return Result.success() if any(changed) else Result.ignored("no neighbour changed")
+
+    # -- APPL_DB NEIGH_RESOLVE_TABLE ------------------------------------------------------------
+    def handle_resolve(self, task: KeyOpFieldsValues) -> Result:
+        """A resolve request (popped: it now stands in APPL_DB) or its withdrawal; no kernel to ask."""
+        if task.is_del:
+            return Result.success()
+        interface, sep, ip_text = task.key.partition(APPL_SEP)
+        try:
+            ipaddress.ip_address(ip_text)
+        except ValueError:
+            return Result.invalid(f"'{task.key}' is not <interface>:<ip>")
+        if not sep or not interface:
+            return Result.invalid(f"'{task.key}' is not <interface>:<ip>")
+        return Result.success()
 
     # -- APPL_DB --------------------------------------------------------------------------------
     def _install(self, key: str, entry: Neighbour) -> bool:
@@ -146,6 +173,8 @@ class NbrMgr:
                  (STATE_DB, STATE_INTERFACE_TABLE_NAME, self.handle_interface))
         for db, table, handler in feeds:
             runner.add_consumer(TableConsumer(db, table, SubscriberStateTable(dbs[db], table), handler))
+        resolve = ConsumerStateTable(dbs[APPL_DB], APP_NEIGH_RESOLVE_TABLE_NAME)
+        runner.add_consumer(TableConsumer(APPL_DB, APP_NEIGH_RESOLVE_TABLE_NAME, resolve, self.handle_resolve))
 
 
 def register(dbs: Databases, runner: Runner) -> None:

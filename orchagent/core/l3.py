@@ -56,6 +56,9 @@ class RouterIntf:
     mtu: int = 0
     inherit_mtu: bool = True    # follows the device's MTU (not a sub-interface with its own mtu)
     admin_up: bool = True
+    loopback_action: str = ""   # SAI packet action of LOOPBACK_PACKET_ACTION ("" = never set)
+    mpls: bool = False          # ADMIN_MPLS_STATE
+    proxy_arp: bool = False     # a VLAN interface's proxy ARP (flood control NONE)
     addresses: list[IpInterface] = field(default_factory=list)
     refs: int = 0
 

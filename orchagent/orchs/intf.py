@@ -5,9 +5,15 @@
   00:00:00:00:00:00, else the switch MAC), TYPE and what it sits on (PORT + PORT_ID for ports and, with
   the LAG's id, for LAGs; VLAN + VLAN_ID = the VLAN object; SUB_PORT + PORT_ID of the parent +
   OUTER_VLAN_ID + ADMIN_V4/V6_STATE for ``Ethernet0.10``) and MTU (the interface's; a sub-interface's
-  own ``mtu``, 0 = its parent's). It waits until the port / LAG / VLAN exists, takes a reference on it
-  (so it is not removed under the RIF) and publishes COUNTERS_DB COUNTERS_RIF_NAME_MAP / _TYPE_MAP.
-  Later SETs change the MAC (and a sub-interface's MTU and admin state). Loopbacks get no RIF.
+  own ``mtu``, 0 = its parent's), with LOOPBACK_PACKET_ACTION after the VR when ``loopback_action`` is
+  drop / forward (other values are ignored with a warning, as getSaiLoopbackAction does) and
+  ADMIN_MPLS_STATE true last when ``mpls`` is enable (intfsorch leaves the disabled default out). It
+  waits until the port / LAG / VLAN exists, takes a reference on it (so it is not removed under the
+  RIF) and publishes COUNTERS_DB COUNTERS_RIF_NAME_MAP / _TYPE_MAP.
+  Later SETs change the MAC, a given ``loopback_action``, ``mpls`` (and a sub-interface's MTU and admin
+  state). ``proxy_arp`` enabled on a VLAN interface sets the VLAN's BROADCAST_ and
+  UNKNOWN_MULTICAST_FLOOD_CONTROL_TYPE to NONE, disabled (or removing the interface) back to ALL
+  (setIntfProxyArp). Loopbacks get no RIF; a loopback may move to another VRF while it has no address.
 * ``INTF_TABLE:<if>:<prefix>`` adds an address: the ip2me route ``<ip>/32`` (``/128``) {PACKET_ACTION
   FORWARD, NEXT_HOP_ID = CPU port} in the interface's VR and, on a VLAN with an IPv4 subnet of /30 or
   shorter, the directed-broadcast neighbour (ff:ff:ff:ff:ff:ff). An address overlapping another one in
@@ -19,6 +25,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
 import logging
 import re
@@ -52,6 +59,8 @@ RIF = "SAI_ROUTER_INTERFACE_ATTR_"
 RIF_TYPE = {Kind.PORT: "SAI_ROUTER_INTERFACE_TYPE_PORT", Kind.LAG: "SAI_ROUTER_INTERFACE_TYPE_PORT",
             Kind.VLAN: "SAI_ROUTER_INTERFACE_TYPE_VLAN"}
 SUB_PORT = "SAI_ROUTER_INTERFACE_TYPE_SUB_PORT"
+LOOPBACK_ACTIONS = {"drop": "SAI_PACKET_ACTION_DROP", "forward": "SAI_PACKET_ACTION_FORWARD"}
+FLOOD_TYPES = ("SAI_VLAN_ATTR_BROADCAST_FLOOD_CONTROL_TYPE", "SAI_VLAN_ATTR_UNKNOWN_MULTICAST_FLOOD_CONTROL_TYPE")
 _MAC = re.compile(r"[0-9a-fA-F]{2}([:-][0-9a-fA-F]{2}){5}")
 
 
@@ -66,6 +75,9 @@ class IntfEntry:
     mtu: int = 0           # 0 = inherit (sub-interfaces)
     admin_up: bool = True  # sub-interfaces
     vlan: int = 0          # sub-interfaces: the outer VLAN
+    loopback_action: str = ""  # SAI packet action; "" = not given
+    mpls: bool = False
+    proxy_arp: str = ""    # "enabled" / "disabled"; "" = not given
 
     @property
     def parent(self) -> str:
@@ -96,14 +108,24 @@ def _int(value: str) -> int:
     return int(value)
 
 
-# INTF_TABLE field -> (IntfEntry attribute, converter); other fields (nat_zone, mpls, proxy_arp,
-# loopback_action, ...) are not programmed.
+def _loopback_action(value: str) -> str:
+    action = LOOPBACK_ACTIONS.get(value, "")
+    if not action:
+        log.warning("orch.intf.bad_loopback_action value=%s (field ignored, as intfsorch does)", value)
+    return action
+
+
+# INTF_TABLE field -> (IntfEntry attribute, converter); other fields (nat_zone: NAT is not supported,
+# ...) are not programmed.
 FIELDS: dict[str, tuple[str, Callable[[str], object]]] = {
     "vrf_name": ("vrf", str),
     "mac_addr": ("mac", _mac),
     "mtu": ("mtu", _int),
     "admin_status": ("admin_up", lambda v: v == "up"),
     "vlan": ("vlan", _int),
+    "loopback_action": ("loopback_action", _loopback_action),
+    "mpls": ("mpls", lambda v: v == "enable"),
+    "proxy_arp": ("proxy_arp", str),
 }
 
 
@@ -125,14 +147,17 @@ def parse(key: str, fvs: tuple[tuple[str, str], ...]) -> IntfEntry | AddrEntry:
     entry = IntfEntry(alias, **values)  # type: ignore[arg-type]
     if entry.parent and not entry.vlan:
         suffix = alias.partition(".")[2]
-        entry = IntfEntry(alias, entry.vrf, entry.mac, entry.mtu, entry.admin_up, _int(suffix))
+        entry = dataclasses.replace(entry, vlan=_int(suffix))
     return entry
 
 
 # -- pure planning --------------------------------------------------------------------------------
 def rif_attrs(entry: IntfEntry, device: Interface, vr: str, switch_mac: str) -> tuple[str, list[tuple[str, str]]]:
     """(RIF type, create attributes) in intfsorch's order (addRouterIntfs)."""
-    attrs = [(RIF + "VIRTUAL_ROUTER_ID", vr), (RIF + "SRC_MAC_ADDRESS", entry.mac or switch_mac)]
+    attrs = [(RIF + "VIRTUAL_ROUTER_ID", vr)]
+    if entry.loopback_action:
+        attrs.append((RIF + "LOOPBACK_PACKET_ACTION", entry.loopback_action))
+    attrs.append((RIF + "SRC_MAC_ADDRESS", entry.mac or switch_mac))
     if entry.parent:
         rif_type = SUB_PORT
         admin = sai_bool(entry.admin_up)
@@ -142,12 +167,18 @@ def rif_attrs(entry: IntfEntry, device: Interface, vr: str, switch_mac: str) -> 
         rif_type = RIF_TYPE[device.kind]
         attrs += [(RIF + "TYPE", rif_type), (RIF + ("VLAN_ID" if device.kind is Kind.VLAN else "PORT_ID"), device.oid)]
     attrs.append((RIF + "MTU", str(entry.mtu or device.mtu)))
+    if entry.mpls:
+        attrs.append((RIF + "ADMIN_MPLS_STATE", "true"))
     return rif_type, attrs
 
 
 def update_ops(entry: IntfEntry, intf: RouterIntf, device_mtu: int, switch_mac: str) -> list[SaiOp]:
-    """SETs for a changed MAC (and a sub-interface's MTU / admin state)."""
+    """SETs for a changed MAC, MPLS state, loopback action (and a sub-interface's MTU / admin state)."""
     ops = []
+    if entry.mpls != intf.mpls:
+        ops.append(SaiOp.set(T.ROUTER_INTERFACE, intf.oid, RIF + "ADMIN_MPLS_STATE", sai_bool(entry.mpls)))
+    if entry.loopback_action and entry.loopback_action != intf.loopback_action:
+        ops.append(SaiOp.set(T.ROUTER_INTERFACE, intf.oid, RIF + "LOOPBACK_PACKET_ACTION", entry.loopback_action))
     mac = entry.mac or switch_mac
     if mac != intf.mac:
         ops.append(SaiOp.set(T.ROUTER_INTERFACE, intf.oid, RIF + "SRC_MAC_ADDRESS", mac))
@@ -159,6 +190,14 @@ def update_ops(entry: IntfEntry, intf: RouterIntf, device_mtu: int, switch_mac: 
             ops += [SaiOp.set(T.ROUTER_INTERFACE, intf.oid, RIF + f"ADMIN_{v}_STATE", sai_bool(entry.admin_up))
                     for v in ("V4", "V6")]
     return ops
+
+
+def proxy_arp_ops(intf: RouterIntf, vlan_oid: str, enabled: bool) -> list[SaiOp]:
+    """A VLAN interface's proxy ARP: no broadcast / unknown-multicast flooding while enabled."""
+    if intf.rif_type != RIF_TYPE[Kind.VLAN] or enabled == intf.proxy_arp:
+        return []
+    flood = "SAI_VLAN_FLOOD_CONTROL_TYPE_" + ("NONE" if enabled else "ALL")
+    return [SaiOp.set(T.VLAN, vlan_oid, name, flood) for name in FLOOD_TYPES]
 
 
 def address_ops(intf: RouterIntf, address: IpInterface, cpu_port: str, switch: str, add: bool) -> list[SaiOp]:
@@ -228,14 +267,27 @@ class IntfOrch:
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
         values = dict(attrs)
-        self._track(RouterIntf(entry.alias, oid, entry.vrf, vr, rif_type, device.name, values[RIF + "SRC_MAC_ADDRESS"],
-                               int(values[RIF + "MTU"]), not entry.mtu, entry.admin_up))
+        intf = RouterIntf(entry.alias, oid, entry.vrf, vr, rif_type, device.name, values[RIF + "SRC_MAC_ADDRESS"],
+                          int(values[RIF + "MTU"]), not entry.mtu, entry.admin_up, entry.loopback_action, entry.mpls)
+        self._track(intf)
         self.deps.registry.ref(device.name)
         if not entry.parent:
             device.rif, device.vrf = oid, entry.vrf
         write_hashes(self.deps.dbs[COUNTERS_DB], {COUNTERS_RIF_NAME_MAP: {entry.alias: oid},
                                                   COUNTERS_RIF_TYPE_MAP: {oid: rif_type}})
         log.info("orch.intf.created intf=%s rif=%s vrf=%s", entry.alias, oid, entry.vrf or "default")
+        return self._proxy_arp(entry, intf)
+
+    def _proxy_arp(self, entry: IntfEntry, intf: RouterIntf) -> Result:
+        if not entry.proxy_arp:
+            return Result.success()
+        enabled = entry.proxy_arp == "enabled"
+        device = self.deps.registry.get(intf.device)
+        ops = proxy_arp_ops(intf, device.oid if device else "", enabled)
+        result = self.deps.sai.apply(ops)
+        if not result.ok:
+            return Result.failed(f"{result.status} {result.reason}")
+        intf.proxy_arp = enabled
         return Result.success()
 
     def _track(self, intf: RouterIntf) -> None:
@@ -245,6 +297,8 @@ class IntfOrch:
             self.l3.vrfs[intf.vrf].refs += 1
 
     def _update(self, entry: IntfEntry, intf: RouterIntf) -> Result:
+        if entry.vrf != intf.vrf and not intf.oid:
+            return self._rebind_loopback(entry, intf)
         if entry.vrf != intf.vrf:
             return Result.invalid(f"{entry.alias} is in VRF '{intf.vrf}': remove it before binding it to '{entry.vrf}'")
         if not intf.oid:
@@ -260,7 +314,22 @@ class IntfOrch:
                 intf.mac = value
             elif name.endswith("MTU"):
                 intf.mtu = int(value)
-        intf.inherit_mtu, intf.admin_up = not entry.mtu, entry.admin_up
+        intf.inherit_mtu, intf.admin_up, intf.mpls = not entry.mtu, entry.admin_up, entry.mpls
+        intf.loopback_action = entry.loopback_action or intf.loopback_action
+        return self._proxy_arp(entry, intf)
+
+    def _rebind_loopback(self, entry: IntfEntry, intf: RouterIntf) -> Result:
+        """A loopback moves to another VRF once it has no address (intfsorch defers the bind till then)."""
+        if intf.addresses:
+            vrf = entry.vrf or "default"
+            return Result.retry(f"{entry.alias} still has addresses: VRF '{vrf}' bound after they go")
+        vr = self._vr(entry.vrf)
+        if vr is None:
+            return Result.retry(f"VRF {entry.vrf} does not exist yet")
+        if intf.vrf and intf.vrf in self.l3.vrfs:
+            self.l3.vrfs[intf.vrf].refs -= 1
+        del self.l3.intfs[intf.alias]
+        self._track(RouterIntf(entry.alias, "", entry.vrf, vr))
         return Result.success()
 
     def _remove(self, alias: str) -> Result:
@@ -272,7 +341,9 @@ class IntfOrch:
         if intf.refs:
             return Result.retry(f"{alias}'s router interface is still used by {intf.refs} object(s)")
         if intf.oid:
-            result = self.deps.sai.apply([SaiOp.remove(T.ROUTER_INTERFACE, intf.oid)])
+            device = self.deps.registry.get(intf.device)
+            ops = proxy_arp_ops(intf, device.oid, False) if device is not None else []
+            result = self.deps.sai.apply([*ops, SaiOp.remove(T.ROUTER_INTERFACE, intf.oid)])
             if not result.ok:
                 return Result.failed(f"{result.status} {result.reason}")
             self._release(intf)

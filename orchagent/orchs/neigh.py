@@ -5,7 +5,9 @@ creates the NEIGHBOR_ENTRY {ip, rif, switch_id} {DST_MAC_ADDRESS (+ NO_HOST_ROUT
 link-local neighbour outside the interface's own 169.254/16)} and the NEXT_HOP {TYPE IP, IP,
 ROUTER_INTERFACE_ID}; both hold the RIF. A new MAC becomes a SET of DST_MAC_ADDRESS. A neighbour
 without a MAC (or 00:00:00:00:00:00) is not programmed. Delete removes the next hop, then the
-neighbour, and waits while routes or groups still use the next hop.
+neighbour, and waits while routes or groups still use the next hop. A neighbour whose IP is already a
+neighbour on another VLAN interface of the same VRF replaces it (the old one is removed first, and the
+new one waits while the old next hop is in use), as neighorch's addNeighbor does.
 
 Next hops over an oper-down port or LAG are marked unusable (SONiC's NHFLAGS_IFDOWN): an
 ``OperChanged`` flips them and publishes ``NextHopChanged`` (oid "" = unusable, else usable again),
@@ -20,7 +22,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from nos.daemon.task import Result
+from nos.daemon.task import Result, TaskStatus
 from nos.db import ProducerStateTable
 from nos.db.keyops import KeyOpFieldsValues
 from nos.sai.keys import neighbor_key
@@ -43,6 +45,7 @@ SKIPPED = frozenset({"eth0", "lo", "docker0", "usb0"})
 ZERO_MAC = "00:00:00:00:00:00"
 LINK_LOCAL_V4 = ipaddress.ip_network("169.254.0.0/16")
 _MAC = re.compile(r"[0-9A-F]{2}(:[0-9A-F]{2}){5}")
+VLAN_RIF = "SAI_ROUTER_INTERFACE_TYPE_VLAN"
 OPER_TRACKED = (Kind.PORT, Kind.LAG)  # VLANs and sub-interfaces count as up
 
 
@@ -131,6 +134,11 @@ class NeighOrch:
         return self._add(entry, intf)
 
     def _add(self, entry: NeighEntry, intf: RouterIntf) -> Result:
+        for other in self._same_ip_on_other_vlans(entry, intf):
+            moved = self._remove(other)
+            if moved.status is not TaskStatus.SUCCESS:
+                return Result.retry(f"{entry.ip} is still a neighbour on {other.alias}: {moved.reason}")
+            log.info("orch.neigh.moved ip=%s from=%s to=%s", entry.ip, other.alias, entry.alias)
         nh_oid = self.deps.sai.alloc(T.NEXT_HOP)
         result = self.deps.sai.apply(create_ops(entry, intf, nh_oid, self.deps.switch.switch_id))
         if not result.ok:
@@ -145,6 +153,17 @@ class NeighOrch:
             self.resolve.delete(f"{entry.alias}:{entry.ip}")
         log.info("orch.neigh.added intf=%s ip=%s mac=%s nh=%s", entry.alias, entry.ip, entry.mac, nh_oid)
         return Result.success()
+
+    def _same_ip_on_other_vlans(self, entry: NeighEntry, intf: RouterIntf) -> list[NeighEntry]:
+        """Neighbours with this IP on other VLAN interfaces of the same VRF: neighorch removes them before
+        adding this one (a host that moved between VLANs)."""
+        found = []
+        for ip, alias in self.macs:
+            other = self.l3.intfs.get(alias)
+            if ip == entry.ip and alias != entry.alias and other is not None and other.vr == intf.vr \
+                    and other.rif_type == VLAN_RIF:
+                found.append(NeighEntry(alias, ip, self.macs[(ip, alias)]))
+        return found
 
     def _set_mac(self, entry: NeighEntry, intf: RouterIntf) -> Result:
         key = neighbor_key(entry.ip, intf.oid, self.deps.switch.switch_id)

@@ -5,7 +5,9 @@
   group's id is that next hop's, or the RIF's for an interface next hop); several make a
   NEXT_HOP_GROUP (DYNAMIC_UNORDERED_ECMP) with a member per resolved next hop over an up interface
   (WEIGHT when weights are given). Unresolved next hops are requested in NEIGH_RESOLVE_TABLE and the
-  task waits; members join as they resolve. A SET with other next hops updates the members.
+  task waits: a new group is not created until all of them are resolved (nhgorch drops a group whose
+  sync fails); an existing group's new members join as they resolve. A SET with other next hops
+  updates the members.
 * {nexthop_group: <index>,<index>,...}: a recursive group: one SAI group, even for one path, with a
   member for each next hop of every referenced group that exists; missing ones keep the task pending
   and join when they appear. Depth 1 only: a recursive (or temporary) member group makes the row
@@ -164,6 +166,12 @@ class NhgOrch:
         """Program a new group; "" when done, "waiting ..." to retry, else the failure."""
         if not state.recursive and len(state.hops) == 1:
             return self._single(state, state.hops[0])
+        unresolved = [h for h in state.hops if h.key not in self.l3.next_hops]
+        if unresolved and not state.recursive:
+            # nhgorch's sync() fails when a member's next hop does not exist and drops the new group
+            # again: no SAI group until every next hop is resolved
+            self._request_resolve(unresolved)
+            return f"waiting for next hops {', '.join(f'{h.ip}@{h.alias}' for h in unresolved)}"
         if self.l3.nhg_count() >= self.deps.switch.ecmp_groups:
             usable = [h for h in state.hops if h.key in self.l3.next_hops]
             if not usable:

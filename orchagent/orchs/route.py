@@ -4,6 +4,8 @@ means is decided in ``route_plan``; the shared ECMP groups live in ``route_group
 * At start the default routes 0.0.0.0/0 and ::/0 drop (STATE_DB ``ROUTE_TABLE|<prefix>`` state
   ``na``), and fe80::/10 plus the switch's EUI-64 link-local address go to the CPU. A real default
   route is a SET on them (state ``ok``); deleting it makes them drop again (state ``na``).
+* A route with ``fallback_to_default_route`` true makes a group that takes the default route's next hops
+  once all its own are down (``route_groups``).
 * Unresolved next hops are requested in APPL_DB NEIGH_RESOLVE_TABLE and the route waits (NEED_RETRY);
   meanwhile a route with at least one usable next hop goes through it (SONiC's temporary route).
 
@@ -58,6 +60,7 @@ MAX_FLIGHT = 2 * POP_BATCH // CHUNK  # chunks sent and not settled (two pops' wo
 FREEZE_EVERY = 4096      # routes added between gc.freeze() calls
 TARGET_CACHE = 65536      # parsed next-hop fields kept (routes share few distinct next-hop sets)
 RESOLVE_FIELDS = {"mac": "00:00:00:00:00:00"}
+FALLBACK_FIELD = "fallback_to_default_route"  # the group made for this route may fall back to the default route
 IN_FLIGHT = Result.held_by_handler("sent to the ASIC, answer not read yet")
 RouteKey = tuple[str, str]  # (virtual router, prefix)
 
@@ -124,7 +127,21 @@ class RouteOrch:
         self.state = Table(deps.dbs[STATE_DB], STATE_ROUTE_TABLE_NAME)
         self.resolve = ProducerStateTable(deps.dbs[APPL_DB], APP_NEIGH_RESOLVE_TABLE_NAME)
         deps.bus.subscribe(NextHopChanged, self.groups.on_next_hop)
+        self.groups.default_next_hops = self._default_next_hops
         self._install_defaults()
+
+    def _default_next_hops(self, v4: bool) -> list[NhKey]:
+        """The next hops the default route of a family forwards over now (routeorch's
+        v4/v6_active_default_route_nhops): its next hop, or its group's installed members."""
+        installed = self.routes.get((self.deps.switch.default_vr, "0.0.0.0/0" if v4 else "::/0"))
+        if installed is None:
+            return []
+        target = installed.target
+        if target.via is Via.NEXT_HOP:
+            return [target.hops[0].key]
+        if target.via is Via.GROUP and target.hops in self.groups.groups:
+            return list(self.groups.groups[target.hops].members)
+        return []
 
     def _install_defaults(self) -> None:
         switch = self.deps.switch
@@ -253,7 +270,8 @@ class RouteOrch:
             return after or Result.success()
         oid = decision.oid
         if decision.new_group:
-            group, members = self.groups.plan(decision.target.hops)
+            fallback = dict(task.fvs).get(FALLBACK_FIELD) == "true"
+            group, members = self.groups.plan(decision.target.hops, fallback)
             chunk.groups.append((group, members))
             oid = group.oid
         new = self._installed(decision.target, oid, vrf)

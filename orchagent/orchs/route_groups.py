@@ -7,6 +7,12 @@ were given. Members are made only for next hops whose interface is up; ``on_next
 restores them as interfaces go down and up. Groups count against the ASIC's capacity (shared with
 NhgOrch) and are removed once no route uses them.
 
+Fallback to the default route (ROUTE_TABLE ``fallback_to_default_route`` true on the route that made
+the group): when the last member of such a group is withdrawn, the group gets a member (GROUP_ID and
+NEXT_HOP_ID only) for each active next hop of the default route of that family, and stays so
+("swapped": its own next hops coming back do not change it, nor do later link events) until the group
+is removed (routeorch addDefaultRouteNexthopsInNextHopGroup / is_default_route_nh_swap).
+
 Accounting is optimistic: a group (and its members) is entered when it is planned, so that routes
 planned after it share it and other orchs see its next hops in use; ``settle`` corrects it with the
 ASIC's answers.
@@ -15,6 +21,7 @@ ASIC's answers.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from nos.sai import status as st
@@ -40,6 +47,8 @@ class RouteGroup:
     ordered: bool
     members: dict[NhKey, str] = field(default_factory=dict)  # next hop -> member id
     refs: int = 0
+    fallback: bool = False  # eligible for the default route's next hops when all members are down
+    swapped: dict[NhKey, str] = field(default_factory=dict)  # default route next hop -> member id
 
 
 class RouteGroups:
@@ -52,6 +61,8 @@ class RouteGroups:
         self.groups: dict[Hops, RouteGroup] = {}
         self.by_nh: dict[NhKey, set[Hops]] = {}
         self.idle: set[Hops] = set()
+        # the default route's active next hops by family (True = IPv4); set by RouteOrch
+        self.default_next_hops: Callable[[bool], list[NhKey]] = lambda v4: []
 
     def oid(self, hops: Hops) -> str:
         found = self.groups.get(hops)
@@ -68,9 +79,9 @@ class RouteGroups:
                 self.idle.add(hops)
 
     # -- creating ------------------------------------------------------------------------------
-    def plan(self, hops: Hops) -> tuple[RouteGroup, list[Member]]:
+    def plan(self, hops: Hops, fallback: bool = False) -> tuple[RouteGroup, list[Member]]:
         """A new group for ``hops`` and its members, entered now (to be created before its routes)."""
-        group = RouteGroup(hops, self.sai.alloc(T.NEXT_HOP_GROUP), self.deps.switch.ordered_ecmp)
+        group = RouteGroup(hops, self.sai.alloc(T.NEXT_HOP_GROUP), self.deps.switch.ordered_ecmp, fallback=fallback)
         members = self.missing_members(group)
         group.members = {key: oid for key, oid, _ in members}
         self.groups[hops] = group
@@ -112,6 +123,9 @@ class RouteGroups:
             self.by_nh[hop.key].discard(group.hops)
             if hop.key in self.l3.next_hops:
                 self.l3.next_hops[hop.key].refs -= 1
+        for key in group.swapped:
+            if key in self.l3.next_hops:
+                self.l3.next_hops[key].refs -= 1
 
     # -- removing ------------------------------------------------------------------------------
     def collect(self) -> None:
@@ -121,7 +135,8 @@ class RouteGroups:
         if not idle:
             return
         _, group_codes = self.sai.bulk_many([
-            (OpKind.REMOVE, T.NEXT_HOP_GROUP_MEMBER, [(oid, ()) for g in idle for oid in g.members.values()]),
+            (OpKind.REMOVE, T.NEXT_HOP_GROUP_MEMBER,
+             [(oid, ()) for g in idle for oid in (*g.members.values(), *g.swapped.values())]),
             (OpKind.REMOVE, T.NEXT_HOP_GROUP, [(g.oid, ()) for g in idle]),
         ])
         for group, code in zip(idle, group_codes, strict=True):
@@ -136,8 +151,8 @@ class RouteGroups:
         key = (event.ip, event.ifname)
         ops: list[SaiOp] = []
         changes: list[tuple[RouteGroup, str]] = []
-        for hops in sorted(self.by_nh.get(key, ()), key=lambda h: self.groups[h].oid):
-            group = self.groups[hops]
+        groups = (self.groups[h] for h in sorted(self.by_nh.get(key, ()), key=lambda h: self.groups[h].oid))
+        for group in (g for g in groups if not g.swapped):  # a swapped group keeps the default's next hops
             if not event.oid and key in group.members:
                 ops.append(SaiOp.remove(T.NEXT_HOP_GROUP_MEMBER, group.members[key]))
                 changes.append((group, ""))
@@ -155,3 +170,22 @@ class RouteGroups:
                 group.members[key] = oid
             else:
                 del group.members[key]
+                if not group.members and group.fallback:
+                    self._swap_to_default(group, ":" not in event.ip)
+
+    def _swap_to_default(self, group: RouteGroup, v4: bool) -> None:
+        """The group's last member went: give it the default route's next hops instead."""
+        todo = [(key, self.l3.next_hops[key]) for key in self.default_next_hops(v4) if key in self.l3.next_hops]
+        ops = [SaiOp.create(T.NEXT_HOP_GROUP_MEMBER, self.sai.alloc(T.NEXT_HOP_GROUP_MEMBER),
+                            *rp.member_attrs(group.oid, nh.oid)) for _, nh in todo]
+        if not ops:
+            return
+        result = self.sai.apply(ops)
+        if not result.ok:
+            log.error("orch.route.fallback_failed nhg=%s status=%s", group.oid, result.status)
+            return
+        for (key, nh), op in zip(todo, ops, strict=True):
+            group.swapped[key] = op.object_id
+            nh.refs += 1
+        log.info("orch.route.fallback_to_default nhg=%s next_hops=%s", group.oid,
+                 ",".join(f"{ip}@{alias}" for ip, alias in group.swapped))

@@ -6,8 +6,10 @@ placeholder) creates one with no attributes. A later SET changes the attributes 
 ``VRF_OBJECT_TABLE|<name>`` {state: ok} says the object exists (vrfmgrd waits for it on delete).
 ``vni`` is kept for the VXLAN side (the VRF-VNI map needs an EVPN VTEP, as in SONiC); ``fallback``,
 ``mgmtVrfEnabled`` and ``in_band_mgmt_enabled`` are accepted and not programmed (vrforch ignores them).
-Delete waits while router interfaces or routes still use the VRF. An unknown field makes the row
-invalid, as SONiC's request parser refuses it.
+Each VRF's virtual router gets the link-local route fe80::/10 {PACKET_ACTION FORWARD, NEXT_HOP_ID =
+CPU port} at creation, removed before the router (vrforch addOperation / delOperation, as the default
+VR has it from RouteOrch). Delete waits while router interfaces or routes still use the VRF. An
+unknown field makes the row invalid, as SONiC's request parser refuses it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from nos.daemon.task import Result
 from nos.db import Table
 from nos.db.keyops import KeyOpFieldsValues
+from nos.sai.keys import route_key
 from nos.sai.ops import SaiOp
 from nos.sai.types import ObjectType as T
 from nos.sai.values import sai_mac
@@ -105,6 +108,18 @@ def plan(entry: VrfEntry, current: Vrf | None, oid: str) -> list[SaiOp]:
             for attr, value in entry.attrs if current.attrs.get(attr) != value]
 
 
+LINK_LOCAL = "fe80::/10"
+
+
+def link_local_ops(vr: str, switch: str, cpu_port: str, add: bool) -> list[SaiOp]:
+    """The VRF's fe80::/10 route to the CPU (routeorch addLinkLocalRouteToMe)."""
+    key = route_key(LINK_LOCAL, vr, switch)
+    if not add:
+        return [SaiOp.remove(T.ROUTE_ENTRY, key)]
+    return [SaiOp.create(T.ROUTE_ENTRY, key, ("SAI_ROUTE_ENTRY_ATTR_PACKET_ACTION", "SAI_PACKET_ACTION_FORWARD"),
+                         ("SAI_ROUTE_ENTRY_ATTR_NEXT_HOP_ID", cpu_port))]
+
+
 class VrfOrch:
     """VRF_TABLE -> VIRTUAL_ROUTER; the VRFs land in ``deps.l3.vrfs``."""
 
@@ -125,7 +140,11 @@ class VrfOrch:
             return Result.invalid(str(exc))
         current = self.vrfs.get(entry.name)
         oid = self.deps.sai.alloc(T.VIRTUAL_ROUTER) if current is None else current.oid
-        result = self.deps.sai.apply(plan(entry, current, oid))
+        switch = self.deps.switch
+        ops = plan(entry, current, oid)
+        if current is None:
+            ops += link_local_ops(oid, switch.switch_id, switch.cpu_port, add=True)
+        result = self.deps.sai.apply(ops)
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
         if current is None:
@@ -143,7 +162,9 @@ class VrfOrch:
             return Result.ignored(f"VRF {name} does not exist")
         if vrf.refs:
             return Result.retry(f"VRF {name} is still used by {vrf.refs} interface(s)/route(s)")
-        result = self.deps.sai.apply([SaiOp.remove(T.VIRTUAL_ROUTER, vrf.oid)])
+        switch = self.deps.switch
+        ops = link_local_ops(vrf.oid, switch.switch_id, switch.cpu_port, add=False)
+        result = self.deps.sai.apply([*ops, SaiOp.remove(T.VIRTUAL_ROUTER, vrf.oid)])
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
         del self.vrfs[name]

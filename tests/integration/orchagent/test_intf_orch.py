@@ -221,3 +221,17 @@ def test_lag_and_vlan_rifs_follow_their_mtu(orchagent, dbs, raw):
     intf.delete("Vlan2")
     agent.drive(lambda: agent.deps.registry.in_use("Vlan2") == 0)
     assert asic_objects(raw, "NEIGHBOR_ENTRY") == {}
+
+
+def test_a_vrf_has_the_link_local_route_to_the_cpu(orchagent, dbs, raw):  # NOS-L3-008
+    # vrforch addOperation: fe80::/10 -> CPU in every VRF's virtual router, removed with it
+    agent, _ = l3_agent(orchagent, dbs, 1)
+    vrfs = appl(dbs, "VRF_TABLE")
+    vrfs.set("Vrf_7", {"NULL": "NULL"})
+    agent.drive(lambda: "Vrf_7" in agent.deps.l3.vrfs)
+    vr = agent.deps.l3.vrfs["Vrf_7"].oid
+    assert asic_routes(raw)[("fe80::/10", vr)] == {"SAI_ROUTE_ENTRY_ATTR_PACKET_ACTION": "SAI_PACKET_ACTION_FORWARD",
+                                                   "SAI_ROUTE_ENTRY_ATTR_NEXT_HOP_ID": agent.deps.switch.cpu_port}
+    vrfs.delete("Vrf_7")
+    agent.drive(lambda: vr not in asic_objects(raw, "VIRTUAL_ROUTER"))
+    assert ("fe80::/10", vr) not in asic_routes(raw)

@@ -81,3 +81,33 @@ def test_oper_down_marks_next_hops_unusable(orchagent, dbs, raw):
     assert not nh.up and seen == [NextHopChanged("", "10.0.0.1", "Ethernet0", "")]
     agent.deps.bus.publish(OperChanged("Ethernet0", True))
     assert nh.up and seen[-1] == NextHopChanged("", "10.0.0.1", "Ethernet0", nh.oid)
+
+
+def test_same_ip_on_another_vlan_of_the_vrf_replaces_the_neighbour(orchagent, dbs, raw):  # NOS-L3-029
+    # neighorch_ut MultiVlanDuplicateNeighbor / MultiVlanUnableToRemoveNeighbor
+    from nos.sai.ops import SaiOp
+    from nos.sai.types import ObjectType as T
+    from orchagent.core.registry import Interface, Kind
+    agent, _ = l3_agent(orchagent, dbs, 1)
+    for vid in (1000, 2000):
+        oid = agent.deps.sai.alloc(T.VLAN)
+        assert agent.deps.sai.apply([SaiOp.create(T.VLAN, oid, ("SAI_VLAN_ATTR_VLAN_ID", str(vid)))]).ok
+        agent.deps.registry.add(Interface(f"Vlan{vid}", Kind.VLAN, oid, mtu=9100))
+    rif1 = route_interface(agent, dbs, "Vlan1000", "192.168.0.1/24")
+    rif2 = route_interface(agent, dbs, "Vlan2000", "192.168.2.1/24")
+    neigh = appl(dbs, "NEIGH_TABLE")
+    neigh.set("Vlan1000:192.168.0.10", {"neigh": "00:00:00:00:00:01", "family": "IPv4"})
+    agent.drive(lambda: ("192.168.0.10", rif1) in neighbors(raw))
+    neigh.set("Vlan2000:192.168.0.10", {"neigh": "00:00:00:00:00:02", "family": "IPv4"})
+    agent.drive(lambda: ("192.168.0.10", rif2) in neighbors(raw))
+    assert ("192.168.0.10", rif1) not in neighbors(raw)
+    assert ("192.168.0.10", "Vlan1000") not in agent.deps.l3.next_hops
+    # while a route uses the next hop on Vlan2000 the neighbour cannot move back
+    appl(dbs, "ROUTE_TABLE").set("9.9.9.0/24", {"nexthop": "192.168.0.10", "ifname": "Vlan2000"})
+    agent.drive(lambda: agent.deps.l3.next_hops[("192.168.0.10", "Vlan2000")].refs)
+    neigh.set("Vlan1000:192.168.0.10", {"neigh": "00:00:00:00:00:03", "family": "IPv4"})
+    agent.settle()
+    assert ("192.168.0.10", rif2) in neighbors(raw) and ("192.168.0.10", rif1) not in neighbors(raw)
+    appl(dbs, "ROUTE_TABLE").delete("9.9.9.0/24")
+    agent.drive(lambda: ("192.168.0.10", rif1) in neighbors(raw))
+    assert ("192.168.0.10", rif2) not in neighbors(raw)

@@ -69,3 +69,18 @@ def test_routes_use_named_groups_and_deletion_waits(orchagent, dbs, raw):
     assert group in asic_objects(raw, "NEXT_HOP_GROUP")
     routes.delete("9.9.9.0/24")
     agent.drive(lambda: counts(raw) == (0, 0))
+
+
+def test_a_new_group_waits_until_every_next_hop_is_resolved(orchagent, dbs, raw):  # NOS-L3-024
+    # nhgorch drops a new group whose member sync fails: no SAI group while one next hop is unresolved
+    agent, _ = l3_agent(orchagent, dbs)
+    three_peers(agent, dbs, n=2)
+    groups = appl(dbs, "NEXTHOP_GROUP_TABLE")
+    groups.set("group1", {"nexthop": "10.0.0.1,10.0.0.3,10.0.0.5", "ifname": "Ethernet0,Ethernet4,Ethernet8"})
+    agent.settle()
+    assert counts(raw) == (0, 0)
+    assert ("10.0.0.5", "Ethernet8") in agent.deps.l3.resolve_requests
+    groups.set("group1", {"nexthop": "10.0.0.1,10.0.0.3", "ifname": "Ethernet0,Ethernet4"})
+    agent.drive(lambda: counts(raw) == (1, 2))
+    groups.delete("group1")
+    agent.drive(lambda: counts(raw) == (0, 0))

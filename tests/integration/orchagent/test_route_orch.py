@@ -259,3 +259,32 @@ def test_a_route_changed_while_its_answer_is_in_flight_ends_as_last_written(orch
     assert all(key not in installed for key in in_flight[200:])
     assert sum(attrs[NH] == nhs["10.0.0.1"] for attrs in installed.values()) == 2700
     assert agent.deps.l3.next_hops[("10.0.0.1", "Ethernet0")].refs == 2700
+
+
+def test_fallback_to_default_route_when_every_member_is_down(orchagent, dbs, raw):  # NOS-L3-033
+    # test_nhg.py test_route_fallback_to_default_bothv4v6 (IPv4 half); routeorch is_default_route_nh_swap
+    agent, _ = l3_agent(orchagent, dbs, 6)
+    nhs = three_peers(agent, dbs, n=6)
+    members = lambda: asic_objects(raw, "NEXT_HOP_GROUP_MEMBER").values()  # noqa: E731
+    routes = appl(dbs, "ROUTE_TABLE")
+    routes.set("3.3.3.0/24", {**ecmp(["10.0.0.1", "10.0.0.3", "10.0.0.5"]), "fallback_to_default_route": "true"})
+    routes.set("0.0.0.0/0", ecmp(["10.0.0.7", "10.0.0.9", "10.0.0.11"]))
+    agent.drive(lambda: len(members()) == 6)
+    group = route(raw, agent, "3.3.3.0/24")["SAI_ROUTE_ENTRY_ATTR_NEXT_HOP_ID"]
+    for i in range(3):
+        agent.deps.registry.get(f"Ethernet{4 * i}").oper_up = False
+        agent.deps.bus.publish(OperChanged(f"Ethernet{4 * i}", False))
+    agent.settle()
+    mine = [m for m in members() if m["SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_GROUP_ID"] == group]
+    assert sorted(m["SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_ID"] for m in mine) == \
+        sorted(nhs[ip] for ip in ("10.0.0.7", "10.0.0.9", "10.0.0.11"))
+    assert all(len(m) == 2 for m in mine)  # GROUP_ID and NEXT_HOP_ID only
+    agent.deps.registry.get("Ethernet0").oper_up = True
+    agent.deps.bus.publish(OperChanged("Ethernet0", True))  # swapped: stays on the default's next hops
+    agent.settle()
+    assert len(members()) == 6
+    routes.delete("3.3.3.0/24")
+    agent.drive(lambda: len(members()) == 3)
+    routes.delete("0.0.0.0/0")
+    agent.drive(lambda: len(members()) == 0)
+    assert all(nh.refs == 0 for nh in agent.deps.l3.next_hops.values())

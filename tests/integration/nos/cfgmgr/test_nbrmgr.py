@@ -52,6 +52,9 @@ def test_static_neighbour_follows_its_interface(env):  # ROUTE-006
     state.delete("INTERFACE_TABLE|Ethernet8")  # the kernel flushes the interface's neighbours
     settle(runner, lambda: not row("NEIGH_TABLE", "Ethernet8:10.0.0.2"))
     state.hset("INTERFACE_TABLE|Ethernet8", mapping={"vrf": "", "state": "ok"})
+    idle(runner)  # nbrmgrd programs a row once: the interface coming back does not bring it back
+    assert row("NEIGH_TABLE", "Ethernet8:10.0.0.2") == {}
+    cdb.set_entry("NEIGH", "Ethernet8|10.0.0.2", {"neigh": "00:01:02:03:04:05"})  # written again
     settle(runner, lambda: row("NEIGH_TABLE", "Ethernet8:10.0.0.2"))
 
     cdb.set_entry("NEIGH", "Ethernet8|10.0.0.2", None)
@@ -79,3 +82,18 @@ def test_bad_neighbour_is_reported(env):
     settle(runner, lambda: state.exists(key))
     assert "neigh" in state.hget(key, "reason")
     assert row("NEIGH_TABLE", "Ethernet0:10.0.0.9") == {}
+
+
+def test_resolve_requests_of_neighorch_are_consumed_and_stand_until_withdrawn(dbs, raw):  # ROUTE-011, NOS-L3-015
+    # nbrmgrd consumes NEIGH_RESOLVE_TABLE: the popped request is the hash SONiC's tests wait for
+    from nos.db import ProducerStateTable
+    runner = Runner("cfgmgrd", strict=True, reporter=StateDbReporter(dbs, "cfgmgrd"), retry_interval=0.05)
+    NbrMgr(dbs).register(dbs, runner)
+    orch_side = ProducerStateTable(dbs["APPL_DB"], "NEIGH_RESOLVE_TABLE")
+    appl = raw(0)
+    orch_side.set("Ethernet0:10.0.0.1", {"mac": "00:00:00:00:00:00"})
+    settle(runner, lambda: appl.exists("NEIGH_RESOLVE_TABLE:Ethernet0:10.0.0.1"))
+    assert appl.hgetall("NEIGH_RESOLVE_TABLE:Ethernet0:10.0.0.1") == {"mac": "00:00:00:00:00:00"}
+    assert appl.scard("NEIGH_RESOLVE_TABLE_KEY_SET") == 0
+    orch_side.delete("Ethernet0:10.0.0.1")
+    settle(runner, lambda: not appl.exists("NEIGH_RESOLVE_TABLE:Ethernet0:10.0.0.1"))

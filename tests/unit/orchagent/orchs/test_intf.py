@@ -84,3 +84,44 @@ def test_updates_change_mac_and_sub_port_mtu_and_admin():
         SaiOp.set(T.ROUTER_INTERFACE, rif.oid, R + "ADMIN_V4_STATE", "false"),
         SaiOp.set(T.ROUTER_INTERFACE, rif.oid, R + "ADMIN_V6_STATE", "false")]
     assert intf.update_ops(intf.IntfEntry("Ethernet8.10", vlan=10), rif, 9100, MAC) == []
+
+
+def test_loopback_action_and_mpls_are_create_attributes_in_intfsorch_order():
+    port = Interface("Ethernet8", Kind.PORT, "oid:0x1000000000011", mtu=9100)
+    entry = intf.parse("Ethernet8", (("loopback_action", "drop"), ("mpls", "enable")))
+    assert intf.rif_attrs(entry, port, VR, MAC)[1] == [
+        (R + "VIRTUAL_ROUTER_ID", VR), (R + "LOOPBACK_PACKET_ACTION", "SAI_PACKET_ACTION_DROP"),
+        (R + "SRC_MAC_ADDRESS", MAC), (R + "TYPE", "SAI_ROUTER_INTERFACE_TYPE_PORT"),
+        (R + "PORT_ID", "oid:0x1000000000011"), (R + "MTU", "9100"), (R + "ADMIN_MPLS_STATE", "true")]
+    assert intf.parse("Ethernet8", (("loopback_action", "forward"),)).loopback_action == "SAI_PACKET_ACTION_FORWARD"
+    unknown = intf.parse("Ethernet8", (("loopback_action", "trap"), ("mpls", "disable")))
+    assert len(intf.rif_attrs(unknown, port, VR, MAC)[1]) == 5
+
+
+def test_updates_set_loopback_action_and_mpls_only_when_they_change():
+    rif = RouterIntf("Ethernet8", "oid:0x6000000000001", "", VR, "SAI_ROUTER_INTERFACE_TYPE_PORT", "Ethernet8", MAC,
+                     9100)
+    drop = intf.parse("Ethernet8", (("loopback_action", "drop"), ("mpls", "enable")))
+    assert intf.update_ops(drop, rif, 9100, MAC) == [
+        SaiOp.set(T.ROUTER_INTERFACE, rif.oid, R + "ADMIN_MPLS_STATE", "true"),
+        SaiOp.set(T.ROUTER_INTERFACE, rif.oid, R + "LOOPBACK_PACKET_ACTION", "SAI_PACKET_ACTION_DROP")]
+    rif.loopback_action, rif.mpls = "SAI_PACKET_ACTION_DROP", True
+    assert intf.update_ops(drop, rif, 9100, MAC) == []
+    # a row without the field leaves the action alone; mpls absent = disabled
+    assert intf.update_ops(intf.IntfEntry("Ethernet8"), rif, 9100, MAC) == [
+        SaiOp.set(T.ROUTER_INTERFACE, rif.oid, R + "ADMIN_MPLS_STATE", "false")]
+
+
+def test_proxy_arp_sets_the_vlan_flood_control_types():
+    vlan_rif = RouterIntf("Vlan2", "oid:0x6000000000002", "", VR, "SAI_ROUTER_INTERFACE_TYPE_VLAN", "Vlan2")
+    vlan = "oid:0x26000000000007"
+    none = "SAI_VLAN_FLOOD_CONTROL_TYPE_NONE"
+    assert intf.proxy_arp_ops(vlan_rif, vlan, True) == [
+        SaiOp.set(T.VLAN, vlan, "SAI_VLAN_ATTR_BROADCAST_FLOOD_CONTROL_TYPE", none),
+        SaiOp.set(T.VLAN, vlan, "SAI_VLAN_ATTR_UNKNOWN_MULTICAST_FLOOD_CONTROL_TYPE", none)]
+    assert intf.proxy_arp_ops(vlan_rif, vlan, False) == []
+    vlan_rif.proxy_arp = True
+    flood = [op.attrs[0][1] for op in intf.proxy_arp_ops(vlan_rif, vlan, False)]
+    assert flood == ["SAI_VLAN_FLOOD_CONTROL_TYPE_ALL"] * 2
+    port_rif = RouterIntf("Ethernet8", "oid:0x6000000000001", "", VR, "SAI_ROUTER_INTERFACE_TYPE_PORT")
+    assert intf.proxy_arp_ops(port_rif, "oid:0x1", True) == []
