@@ -49,9 +49,8 @@ from nos.schema.tables import (
     STATE_INTERFACE_TABLE_NAME,
 )
 
-# APPL_DB NEIGH_RESOLVE_TABLE is consumed too (``handle_resolve``); it joins CONSUMES together with the
-# README's table row (its reader column), which this change leaves to the README's owner.
-CONSUMES = ((CONFIG_DB, CFG_NEIGH_TABLE_NAME), (STATE_DB, STATE_INTERFACE_TABLE_NAME))
+CONSUMES = ((CONFIG_DB, CFG_NEIGH_TABLE_NAME), (STATE_DB, STATE_INTERFACE_TABLE_NAME),
+            (APPL_DB, APP_NEIGH_RESOLVE_TABLE_NAME))   # the resolve requests: ``handle_resolve``
 PRODUCES = ((APPL_DB, APP_NEIGH_TABLE_NAME), (APPL_DB, APP_NEIGH_RESOLVE_TABLE_NAME))
 
 KEY_SEP = "|"
