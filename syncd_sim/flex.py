@@ -17,9 +17,9 @@ default. flexcounterorch ignores DEL of a row, and so does this switch (the last
 Approximations, documented where they differ from SONiC:
 * syncd_sim reads FLEX_COUNTER_TABLE itself; on SONiC flexcounterorch relays it to syncd (through
   ASIC_STATE or FLEX_COUNTER_DB) together with per-object counter lists. The counter writer lists the
-  same group and per-object rows in FLEX_COUNTER_DB (``syncd_sim.counters``), for the tools that read them. Here every object of the
-  group's kinds is polled (SONiC: every object orchagent registered, which is the same set for
-  ports, queues and PGs unless ``create_only_config_db_buffers`` is set).
+  same group and per-object rows in FLEX_COUNTER_DB (``syncd_sim.counters``), for the tools that read
+  them. Here every object of the group's kinds is polled (SONiC: every object orchagent registered,
+  which is the same set for ports, queues and PGs unless ``create_only_config_db_buffers`` is set).
 * PFCWD: SONiC polls only the ports and queues the PFC watchdog watches (lossless priorities of
   ports with a ``PFC_WD`` row), with the Mellanox/VS list (port ``PFC_<n>_RX_PAUSE_DURATION_US`` and
   ``PFC_<n>_RX_PKTS``, queue ``PACKETS`` and ``CURR_OCCUPANCY_BYTES``). Here the group polls the port

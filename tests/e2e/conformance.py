@@ -1,9 +1,10 @@
 """Run ../shared/conformance against a fresh 32x100G switch (the SKU that reproduces SONiC's
 virtual-switch baseline): ``python -m tests.e2e.conformance [--feature F ...] [--all] [--derived]
-[--cases FILE ...] [--id GLOB ...]``.
+[--slow] [--cases FILE ...] [--id GLOB ...]``.
 
 ``--derived`` adds our own cases (``tests/conformance/derived/*.json``: derived from the same upstream
-tests in the same format, ids ``NOS-*``) to the public ones; ``--cases`` adds one such file.
+tests in the same format, ids ``NOS-*``) to the public ones, ``--slow`` those that take minutes
+(``tests/conformance/slow``); ``--cases`` adds one such file.
 
 ``FEATURES`` lists the features this switch implements so far; each issue that adds one adds it
 here, and the test suite (tests/e2e/test_conformance.py) requires every case of them to pass.
@@ -23,6 +24,7 @@ SHARED = Path(__file__).resolve().parents[3] / "shared"
 RUNNER = SHARED / "conformance" / "run.py"
 PUBLIC_CASES = SHARED / "conformance" / "cases.json"
 DERIVED = Path(__file__).resolve().parents[1] / "conformance" / "derived"
+SLOW = DERIVED.parent / "slow"   # derived cases of minutes each (ECMP group exhaustion): by hand, --slow
 FEATURES = ("port", "vlan", "lag", "route", "buffer", "qos", "pfc", "wred_ecn", "pfcwd")
 NOS = [sys.executable, "-m", "nos.cli.main"]
 
@@ -67,12 +69,14 @@ def main() -> int:
     parser.add_argument("-v", action="store_true", help="print every check")
     parser.add_argument("--config", type=Path, help="startup config_db.json for the switch (default: the SKU's)")
     parser.add_argument("--derived", action="store_true", help="add our own derived cases (tests/conformance/derived)")
+    parser.add_argument("--slow", action="store_true", help="add our slow derived cases (tests/conformance/slow)")
     parser.add_argument("--cases", action="append", type=Path, default=[], help="add this case file (repeatable)")
     parser.add_argument("--id", action="append", default=[], help="only this case id or glob (repeatable)")
     args = parser.parse_args()
     features = None if args.all else tuple(args.feature or FEATURES)
     extra = ["-v"] if args.v else []
-    extra += case_files_argv(args.cases + (derived_case_files() if args.derived else []))
+    extra += case_files_argv(args.cases + (derived_case_files() if args.derived else [])
+                             + (sorted(SLOW.glob("*.json")) if args.slow else []))
     for pattern in args.id:
         extra += ["--id", pattern]
     with tempfile.TemporaryDirectory(prefix="nos-conformance-") as tmp:
