@@ -12,6 +12,7 @@ interface's oper status, and an ``OperChanged`` event for other orchs.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -425,32 +426,29 @@ class PortOrch:
         if hostifs:
             self.sai.bulk(OpKind.SET, T.HOSTIF, hostifs)  # a refusal is logged by the client
 
-    def _port_state_change(self, data: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    def _parsed(self, kind: str, parse: Callable[[str], list[tuple[str, bool]]],
+                data: str) -> list[tuple[str, bool]]:
+        """A notification's (port oid, flag) pairs; a bad one is logged and reported, giving none."""
         asic = self.deps.dbs[ASIC_DB]
         try:
-            states = parse_port_states(data)
+            pairs = parse(data)
         except ValueError as why:
             log.warning("orch.port.bad_notification data=%s reason=%s", data[:200], why)
-            report_bad_notification(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_STATE_CHANGE, str(why))
+            report_bad_notification(asic, ASIC_NOTIFICATIONS_CHANNEL, kind, str(why))
             return []
-        notification_ok(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_STATE_CHANGE)
+        notification_ok(asic, ASIC_NOTIFICATIONS_CHANNEL, kind)
+        return pairs
+
+    def _port_state_change(self, data: str) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
         hostifs = []
-        for oid, up in states:
+        for oid, up in self._parsed(PORT_STATE_CHANGE, parse_port_states, data):
             name = self.by_oid.get(oid)
             if name is not None:
                 hostifs += self._oper(name, up)
         return hostifs
 
     def _host_tx_ready(self, data: str) -> None:
-        asic = self.deps.dbs[ASIC_DB]
-        try:
-            readiness = parse_host_tx_ready(data)
-        except ValueError as why:
-            log.warning("orch.port.bad_notification data=%s reason=%s", data[:200], why)
-            report_bad_notification(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_HOST_TX_READY, str(why))
-            return
-        notification_ok(asic, ASIC_NOTIFICATIONS_CHANNEL, PORT_HOST_TX_READY)
-        for oid, ready in readiness:
+        for oid, ready in self._parsed(PORT_HOST_TX_READY, parse_host_tx_ready, data):
             name = self.by_oid.get(oid)
             if name is not None and self.state.get(name) is not None:
                 self.state.set(name, {"host_tx_ready": "true" if ready else "false"})

@@ -60,7 +60,7 @@ STAND_INS = {
 }
 #: Recipes that are never run here, and why.
 NOT_RUN = {
-    "make test": "runs the whole test suite (16-22 minutes); CI runs it",
+    "make test": "runs the whole test suite (about 25 minutes); CI runs it",
 }
 #: Recipes run only when their tool is installed; otherwise the same request is made from Python.
 NEEDS_TOOL = {
