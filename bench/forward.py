@@ -21,13 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fastpath.forward import ACT_FORWARD, PacketBatch, forward
+from fastpath.tables import Tables
 from nos.sai.keys import neighbor_key, route_key
 from nos.sai.types import ObjectType as T
 from nos.sai.types import make_oid
 from syncd_sim.behaviours import AsicBehaviour
 from syncd_sim.compile import compile_store
-from syncd_sim.compile.tables import Tables
-from syncd_sim.fastpath.forward import ACT_FORWARD, PacketBatch, forward
 from syncd_sim.objects import ObjectStore, SaiObject
 from syncd_sim.platform import Platform
 

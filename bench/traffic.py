@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from syncd_sim.compile.build import build_tables
-from syncd_sim.compile.tables import Tables
-from syncd_sim.fastpath.model import Flows, Nics, Result, RunConfig, run
+from fastpath.build import build_tables
+from fastpath.model import Flows, Nics, Result, RunConfig, run
+from fastpath.tables import Tables
 
 PORTS = 128
 Case = Callable[[Tables], tuple[Nics, Flows, RunConfig]]

@@ -12,7 +12,7 @@
   the parent applies them to the ASIC's counters, polls every counter group at once, adds the learnt
   MACs to the FDB (``apply_learned``) and only then marks the job done, so a client that sees ``done``
   finds the run in COUNTERS_DB and its MACs in ``nos show mac``. One run at a time; others wait queued.
-* Learnt MACs (``syncd_sim.fastpath.learning``) become dynamic FDB entries in the store, persisted to
+* Learnt MACs (``syncd_sim.learning``) become dynamic FDB entries in the store, persisted to
   ASIC_STATE and reported on ASIC_DB ``NOTIFICATIONS`` as ``fdb_event`` (LEARNED / MOVE), as syncd does
   with a real ASIC's learning callback; the tables are then stale.
 """
@@ -43,13 +43,13 @@ from nos.schema.tables import (
     NOS_TRAFFIC_REQUEST,
     PFC_WD_ACTION_CHANNEL,
 )
+from syncd_sim import traffic_requests as requests
 from syncd_sim.counters import CounterWriter
-from syncd_sim.fastpath import requests
 from syncd_sim.objects import Change, ObjectStore
 
 if TYPE_CHECKING:  # the compiler, model and forwarding load numpy: imported on first use, not at syncd start
-    from syncd_sim.compile.tables import Tables
-    from syncd_sim.fastpath import learning
+    from fastpath.tables import Tables
+    from syncd_sim import learning
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +192,7 @@ class FastPathShell:
 
     # -- traces ------------------------------------------------------------------------------------
     def on_trace_requests(self) -> None:
-        from syncd_sim.fastpath import jobs
+        from syncd_sim import traffic_jobs as jobs
 
         for trace_id in self.trace_requests.pops():
             row = self.traces.get(trace_id) or {}
@@ -285,7 +285,7 @@ class FastPathShell:
         store = self.store_of()
         switch_id = next(iter(store.of_type(T.SWITCH)), "")
         changes: list[Change] = []
-        from syncd_sim.fastpath import learning
+        from syncd_sim import learning
 
         done: list[learning.FdbEvent] = []
         for event in learning.plan(learnt, store, switch_id):
@@ -317,7 +317,7 @@ def _child_main(url: str, job_id: str, scenario: str, tables: Tables, cables: di
         dbs = Databases(url)
         hash_ = Table(dbs[STATE_DB], NOS_TRAFFIC_JOB)
         try:
-            from syncd_sim.fastpath import jobs
+            from syncd_sim import traffic_jobs as jobs
 
             out = jobs.run_traffic(scenario, tables, cables, lambda fields: hash_.set(job_id, fields))
             message: dict[str, Any] = {"updates": [[u.oid, u.stat, u.value, u.mode] for u in out.updates],
@@ -338,7 +338,7 @@ def _child_main(url: str, job_id: str, scenario: str, tables: Tables, cables: di
 
 def _learnt(rows: object) -> list[learning.LearntMac]:
     """The pipe's ``learned`` rows (malformed ones are skipped)."""
-    from syncd_sim.fastpath import learning
+    from syncd_sim import learning
 
     out = []
     for row in rows if isinstance(rows, list) else []:

@@ -1,5 +1,5 @@
 """``nos trace packet --in-port PORT [header fields]``: how the switch's programmed state forwards one
-packet, every decision explained by syncd_sim (``syncd_sim.fastpath.trace``, the same code as the
+packet, every decision explained by syncd_sim (``fastpath.trace``, the same code as the
 traffic model's forwarding). Header fields left out take the tracer's defaults.
 Exit codes: 0 answered, 1 the switch is not running or did not answer, 2 a bad option.
 """

@@ -5,7 +5,7 @@ Protocol (syncd_sim's side is ``syncd_sim.fastpath_shell``):
 * a traffic run: HSET ``NOS_TRAFFIC_JOB|<id>`` ``scenario`` (the YAML text), ``state`` queued,
   ``progress`` 0; then PUBLISH ``<id>`` on the channel ``NOS_TRAFFIC_REQUEST``. syncd_sim sets ``state``
   running, updates ``progress`` (0..1) and ``sim_time_s`` as it goes, and ends with ``state`` done and
-  ``result`` (the JSON of ``syncd_sim.fastpath.report``) or ``state`` failed and ``error``. Runs go one
+  ``result`` (the JSON of ``fastpath.report``) or ``state`` failed and ``error``. Runs go one
   at a time: a job stays queued while another runs. The hash expires ``JOB_TTL_S`` after it was made.
 * a packet trace: HSET ``NOS_TRACE|<id>`` ``packet`` (JSON header fields), ``state`` queued; PUBLISH
   ``<id>`` on ``NOS_TRACE_REQUEST``; syncd_sim answers ``result`` (JSON) or ``error`` with ``state``

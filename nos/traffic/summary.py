@@ -1,4 +1,4 @@
-"""A traffic run's result document (``syncd_sim.fastpath.report``) as rich tables on a console.
+"""A traffic run's result document (``fastpath.report``) as rich tables on a console.
 
 Tables: the workloads (class, flows done, drops, ECN marks), their flow completion times (p50, p99,
 max) and goodput, AllReduce (iteration

@@ -11,18 +11,18 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
+from fastpath.build import freeze
+from fastpath.hashing import DEFAULT_FIELDS
+from fastpath.tables import N_TC, Tables
+from fastpath.values import as_int
 from nos.sai.types import ObjectType as T
 from syncd_sim.compile.bridge import compile_l2, object_index, vlan_ids
 from syncd_sim.compile.buffers import compile_buffers
-from syncd_sim.compile.build import freeze
 from syncd_sim.compile.lag import compile_lags
 from syncd_sim.compile.ports import compile_ports, front_ports
 from syncd_sim.compile.qos import compile_qos
 from syncd_sim.compile.routing import compile_l3
-from syncd_sim.compile.tables import N_TC, Tables
-from syncd_sim.compile.values import as_int
 from syncd_sim.compile.watchdog import compile_watchdog
-from syncd_sim.fastpath.hashing import DEFAULT_FIELDS
 from syncd_sim.objects import ObjectStore
 
 __all__ = ["compile_store"]
@@ -46,7 +46,7 @@ def _cpu_port(store: ObjectStore) -> str:
 
 def compile_store(store: ObjectStore, *, version: int,
                   watchdog_rows: Mapping[str, Mapping[str, str]] = NO_ROWS) -> Tables:
-    """The store's state as ``Tables`` (see ``syncd_sim.compile.tables``)."""
+    """The store's state as ``Tables`` (see ``fastpath.tables``)."""
     port_objs = front_ports(store)
     ports = compile_ports(store)
     n_queues = max([N_TC, *(len(q) for q in ports.queue_oids)])

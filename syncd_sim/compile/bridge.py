@@ -11,10 +11,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from fastpath.l2 import MEMBER_TAGGED, MEMBER_UNTAGGED, N_VLAN, L2Tables
+from fastpath.values import as_bool, as_int, mac_int, ref
 from nos.sai.types import ObjectType as T
-from syncd_sim.compile.l2 import MEMBER_TAGGED, MEMBER_UNTAGGED, N_VLAN, L2Tables
 from syncd_sim.compile.lag import Lags
-from syncd_sim.compile.values import as_bool, as_int, mac_int, ref
 from syncd_sim.objects import ObjectStore
 
 LEARN_HW = "SAI_BRIDGE_PORT_FDB_LEARNING_MODE_HW"

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from fastpath.tables import NO_POOL, TH_DYNAMIC, TH_STATIC, BufferTables
+from fastpath.values import as_int, ref
 from nos.sai.types import ObjectType as T
-from syncd_sim.compile.tables import NO_POOL, TH_DYNAMIC, TH_STATIC, BufferTables
-from syncd_sim.compile.values import as_int, ref
 from syncd_sim.objects import ObjectStore, SaiObject
 
 P = "SAI_BUFFER_PROFILE_ATTR_"

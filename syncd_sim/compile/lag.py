@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fastpath.hashing import hrw_buckets
+from fastpath.l2 import HASH_BUCKETS
+from fastpath.tables import I32, B
+from fastpath.values import as_bool, ref
 from nos.sai.types import ObjectType as T
 from nos.sai.types import oid_value
-from syncd_sim.compile.l2 import HASH_BUCKETS
-from syncd_sim.compile.tables import I32, B
-from syncd_sim.compile.values import as_bool, ref
-from syncd_sim.fastpath.hashing import hrw_buckets
 from syncd_sim.objects import ObjectStore
 
 LAG_SALT = 0x4C4147  # "LAG": keeps LAG buckets independent of ECMP buckets for one seed

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from fastpath.tables import PortTables
+from fastpath.values import as_bool, as_int
 from nos.sai.types import ObjectType as T
 from nos.sai.values import parse_list
-from syncd_sim.compile.tables import PortTables
-from syncd_sim.compile.values import as_bool, as_int
 from syncd_sim.objects import ObjectStore, SaiObject
 
 SAI_DEFAULT_MTU = 1514

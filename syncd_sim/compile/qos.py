@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from fastpath.tables import N_TC, SCHED_DWRR, SCHED_STRICT, SCHED_WRR, QosTables
+from fastpath.values import as_bool, as_int, ref
 from nos.sai.types import ObjectType as T
-from syncd_sim.compile.tables import N_TC, SCHED_DWRR, SCHED_STRICT, SCHED_WRR, QosTables
-from syncd_sim.compile.values import as_bool, as_int, ref
 from syncd_sim.objects import ObjectStore, SaiObject
 
 MAP_ATTRS = {  # port attribute -> (SAI map type, key parameter, value parameter)

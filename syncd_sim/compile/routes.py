@@ -1,5 +1,5 @@
 """Compiling the routes: each ROUTE_ENTRY (and each neighbor's implicit host route) to a kind and a
-reference (``syncd_sim.compile.l3`` RK_*), and the per-virtual-router LPM structures over them.
+reference (``fastpath.l3`` RK_*), and the per-virtual-router LPM structures over them.
 
 Packet actions: DROP/DENY -> blackhole; TRAP -> to the CPU; FORWARD and LOG forward (LOG's copy to the
 CPU is not modelled). The target: a next hop, a group, a router interface (connected subnet), the CPU
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fastpath.l3 import RK_DROP, RK_GLEAN, RK_GROUP, RK_NEXTHOP, RK_TRAP
+from fastpath.lpm import Lpm4, Lpm6, build_lpm4, build_lpm6
+from fastpath.tables import I8, I32, U64, B
+from fastpath.values import NO_OID, prefix_words
 from nos.sai.types import ObjectType as T
-from syncd_sim.compile.l3 import RK_DROP, RK_GLEAN, RK_GROUP, RK_NEXTHOP, RK_TRAP
-from syncd_sim.compile.lpm import Lpm4, Lpm6, build_lpm4, build_lpm6
-from syncd_sim.compile.tables import I8, I32, U64, B
-from syncd_sim.compile.values import NO_OID, prefix_words
 from syncd_sim.objects import ObjectStore
 
 DROP_ACTIONS = {"SAI_PACKET_ACTION_DROP", "SAI_PACKET_ACTION_DENY"}

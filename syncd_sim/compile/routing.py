@@ -15,19 +15,19 @@ from typing import Any
 
 import numpy as np
 
-from nos.sai.types import ObjectType as T
-from nos.sai.types import oid_value
-from syncd_sim.compile.l2 import HASH_BUCKETS, N_VLAN, L2Tables
-from syncd_sim.compile.l3 import (
+from fastpath.hashing import DEFAULT_FIELDS, hrw_buckets
+from fastpath.l2 import HASH_BUCKETS, N_VLAN, L2Tables
+from fastpath.l3 import (
     RIF_LOOPBACK,
     RIF_PORT,
     RIF_SUB_PORT,
     RIF_VLAN,
     L3Tables,
 )
+from fastpath.values import as_bool, as_int, ip_words, mac_int, ref
+from nos.sai.types import ObjectType as T
+from nos.sai.types import oid_value
 from syncd_sim.compile.routes import Targets, compile_routes
-from syncd_sim.compile.values import as_bool, as_int, ip_words, mac_int, ref
-from syncd_sim.fastpath.hashing import DEFAULT_FIELDS, hrw_buckets
 from syncd_sim.objects import ObjectStore, SaiObject
 
 RA = "SAI_ROUTER_INTERFACE_ATTR_"

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from syncd_sim.compile.tables import WD_ALERT, WD_DROP, WD_FORWARD, WatchdogTables
-from syncd_sim.compile.values import as_int
+from fastpath.tables import WD_ALERT, WD_DROP, WD_FORWARD, WatchdogTables
+from fastpath.values import as_int
 
 ACTIONS = {"drop": WD_DROP, "forward": WD_FORWARD, "alert": WD_ALERT}
 

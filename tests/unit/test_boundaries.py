@@ -1,4 +1,4 @@
-"""Package boundaries (STYLE.md 1): nos imports neither daemon package; orchagent and syncd_sim never
+"""Package boundaries (STYLE.md 1): nos and fastpath import neither daemon package; orchagent and syncd_sim never
 import each other. They meet only in the databases, through nos.sai and nos.schema."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ FORBIDDEN = {
     "nos": {"orchagent", "syncd_sim"},
     "orchagent": {"syncd_sim"},
     "syncd_sim": {"orchagent"},
+    "fastpath": {"orchagent", "syncd_sim"},
 }
 
 

@@ -19,7 +19,7 @@ from nos.sai.keys import fdb_key
 from orchagent.orchs.fdb import FdbOrch
 from orchagent.orchs.port import PortOrch
 from orchagent.orchs.vlan import VlanOrch
-from syncd_sim.fastpath.learning import LearntMac
+from syncd_sim.learning import LearntMac
 from syncd_sim.syncd import Syncd
 from tests.integration.orchagent.conftest import boot_ports
 

@@ -4,7 +4,7 @@
 A scenario is checked before the job starts: a bad field (or a port the switch lacks) answers 400 with
 one entry per problem, its ``error-path`` ``/scenario/<field>``. The job then runs the scenario
 (one at a time with the other operations) and notes the run's progress in its messages; its result
-is the run's result document (``syncd_sim.fastpath.report``). A trace answers 200 with
+is the run's result document (``fastpath.report``). A trace answers 200 with
 ``{"steps", "result"}``; 503 when syncd_sim does not answer, 504 when it is too slow, 400 when it
 refuses the packet.
 """

@@ -1,5 +1,5 @@
-"""A hand-made traffic result document in the layout of ``syncd_sim.fastpath.report.to_json``
-(tests/unit/syncd_sim/fastpath/test_report.py checks that the real one has the same keys)."""
+"""A hand-made traffic result document in the layout of ``fastpath.report.to_json``
+(tests/unit/fastpath/test_report.py checks that the real one has the same keys)."""
 
 from __future__ import annotations
 

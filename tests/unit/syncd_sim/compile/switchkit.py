@@ -7,13 +7,13 @@ from __future__ import annotations
 import itertools
 import json
 
+from fastpath.tables import Tables
+from fastpath.values import mac_int
 from nos.sai.keys import fdb_key, neighbor_key, route_key
 from nos.sai.types import ObjectType as T
 from nos.sai.types import make_oid
 from syncd_sim.behaviours import AsicBehaviour, Inherited
 from syncd_sim.compile import compile_store
-from syncd_sim.compile.tables import Tables
-from syncd_sim.compile.values import mac_int
 from syncd_sim.objects import ObjectStore
 from syncd_sim.platform import Platform
 

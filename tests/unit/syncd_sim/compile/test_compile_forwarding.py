@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from fastpath.l2 import MEMBER_NONE, MEMBER_TAGGED, MEMBER_UNTAGGED
+from fastpath.l3 import RIF_PORT, RIF_VLAN, RK_DROP, RK_GLEAN, RK_GROUP, RK_NEXTHOP, RK_TRAP
+from fastpath.values import mac_int
 from nos.sai.types import ObjectType as T
 from syncd_sim.compile import compile_store
-from syncd_sim.compile.l2 import MEMBER_NONE, MEMBER_TAGGED, MEMBER_UNTAGGED
-from syncd_sim.compile.l3 import RIF_PORT, RIF_VLAN, RK_DROP, RK_GLEAN, RK_GROUP, RK_NEXTHOP, RK_TRAP
-from syncd_sim.compile.values import mac_int
 from tests.unit.syncd_sim.compile.switchkit import SWITCH_MAC, SwitchKit
 
 

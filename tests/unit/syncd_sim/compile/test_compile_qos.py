@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from fastpath.tables import NO_POOL, SCHED_DWRR, SCHED_STRICT, TH_DYNAMIC, TH_STATIC, WD_FORWARD
 from nos.sai.types import ObjectType as T
 from syncd_sim.compile import compile_store
 from syncd_sim.compile.buffers import reserved_and_headroom
-from syncd_sim.compile.tables import NO_POOL, SCHED_DWRR, SCHED_STRICT, TH_DYNAMIC, TH_STATIC, WD_FORWARD
 from tests.unit.syncd_sim.compile.switchkit import SwitchKit
 
 AZURE_DSCP = {**{d: 1 for d in range(64)}, 3: 3, 4: 4, 8: 0, 46: 5, 48: 6}

@@ -1,0 +1,358 @@
+"""The stepping loop: an adaptive-step fluid model, integrated exactly between events.
+
+Each step takes the state at its start, computes every rate (``rates``), and runs until the nearest
+event at those rates: a flow starting or finishing, a queue emptying or crossing an ECN threshold or
+its drop limit, a PG reaching its XOFF point, its XON point or the end of its headroom, a pause taking
+effect, a DCQCN or NAK timer, a storm or watchdog transition, or ``max_step_s``. The queues are then
+integrated exactly (``fluid``), counters added, and the transitions due at the step's end applied.
+
+Cost: a step is a fixed number of numpy operations over flows, queues and PGs, so a run costs
+(steps) x (a term linear in flows + ports x 8), independent of the bytes carried; steps grow with the
+simulated duration (at least duration / max_step_s) and with the number of distinct events (flow
+starts and ends, threshold crossings, DCQCN timer groups).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastpath.model import dcqcn, nic, pfc, rates, watchdog, wred
+from fastpath.model.buffers import Occupancy, occupancy, pool_rates, threshold_rates
+from fastpath.model.fluid import bins, contents, crossing, decay, falling
+from fastpath.model.inputs import Flows, Nics, RunConfig
+from fastpath.model.layout import Layout, build_layout
+from fastpath.model.result import Result
+from fastpath.model.series import Sampler
+from fastpath.model.tally import Watermarks, assemble
+from fastpath.tables import F64, N_TC, B, Tables
+
+TOL = 1.0             # bytes: "at a threshold"
+MIN_STEP = 1e-10      # seconds
+PROGRESS_EVERY = 64   # steps
+
+
+@dataclass
+class Run:
+    """Everything that changes during a run."""
+
+    lay: Layout
+    flows: Flows
+    cfg: RunConfig
+    fs: nic.FlowState
+    pfc: pfc.PfcState
+    dq: dcqcn.DcqcnState
+    storms: watchdog.Storms
+    wt: rates.WredColumns
+    q_arrived: F64       # cumulative admitted wire bytes per queue
+    q_removed: F64       # cumulative departed or flushed wire bytes per queue
+    marks: Watermarks
+    sampler: Sampler
+    has_storms: bool
+    has_wred: bool
+    has_dcqcn: bool
+    cap: float           # current step cap (grows while nothing changes)
+    t: float = 0.0
+    steps: int = 0
+    occ: Occupancy | None = None          # occupancy at ``t``, when still valid
+    last: rates.Rates | None = None       # the previous step's rates
+    calm: bool = False                    # the previous step ended at the cap with nothing changing
+
+
+def new_run(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig) -> Run:
+    lay = build_layout(tables, nics, flows, cfg)
+    n_q = lay.n_ports * lay.n_queues
+    qos = tables.qos
+    wt = rates.WredColumns(wred_min=qos.wred_min.astype(np.float64).ravel(),
+                      wred_max=qos.wred_max.astype(np.float64).ravel(),
+                      wred_prob=qos.wred_prob.astype(np.float64).ravel(), wred_ecn=qos.wred_ecn.ravel().copy(),
+                      wred_drop=qos.wred_drop.ravel().copy(), any_drop=bool(qos.wred_drop.any()))
+    storms = watchdog.plan_storms(lay, nics, cfg)
+    dq = dcqcn.DcqcnState.new(flows.dcqcn & lay.runnable, lay.line * 8.0, cfg.dcqcn, np.random.default_rng(cfg.seed))
+    return Run(lay=lay, flows=flows, cfg=cfg, fs=nic.new_flows(lay, flows), pfc=pfc.PfcState.new(len(lay.pg_port)),
+               dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q), q_removed=np.zeros(n_q),
+               marks=Watermarks.new(n_q, lay.n_pools),
+               sampler=Sampler.new(cfg.max_time_s, cfg.sample_s, cfg.max_samples, lay.n_ports, lay.n_queues),
+               has_storms=bool(np.isfinite(storms.start).any()), has_wred=bool((wt.wred_ecn | wt.wred_drop).any()),
+               has_dcqcn=bool(dq.on.any()), cap=cfg.max_step_s)
+
+
+def _occupancy(run: Run) -> Occupancy:
+    if run.occ is None:
+        run.occ = occupancy(run.lay, run.fs.content, run.pfc.paused(), run.pfc.frozen)
+    return run.occ
+
+
+def _control(run: Run) -> watchdog.QueueControl:
+    if run.has_storms:
+        return watchdog.control(run.lay, run.storms, run.t)
+    return watchdog.QueueControl(stalled=None, dropping=None)
+
+
+def _caps(run: Run) -> F64:
+    sending = run.fs.phase == nic.SENDING
+    limit = np.minimum(run.dq.rc / 8.0, run.lay.line) if run.has_dcqcn else run.lay.line
+    return np.where(sending, limit, 0.0)
+
+
+def _flow_ends(run: Run, r: rates.Rates) -> float:
+    """The step's end for the flows' ends, merged late: each flow's own end (its last byte sent, or
+    its last byte out of its queue) is at ``t_i`` and may be taken up to ``slack_i`` later; the step
+    runs to the latest ``t_j`` that is no later than every ``t_i + slack_i``, so ends close together
+    share a step and none is taken early (``_stretch`` slows the senders that would finish early)."""
+    fs, lay = run.fs, run.lay
+    t_send = np.divide(fs.remaining, r.send, out=np.full(lay.n_flows, np.inf), where=r.send > 0)
+    tail = (fs.phase == nic.TAIL) & ~fs.lost_open
+    t_last = np.full(lay.n_flows, np.inf)
+    if tail.any():
+        serve = r.serve[lay.qid[tail]]
+        gap = np.maximum(fs.mark[tail] - run.q_removed[lay.qid[tail]], 0.0)
+        t_last[tail] = np.divide(gap, serve, out=np.full(len(gap), np.inf), where=serve > 0)
+    ends = np.minimum(t_send, t_last)
+    due = np.isfinite(ends)
+    if not due.any():
+        return float("inf")
+    cfg = run.cfg
+    slack = np.where(fs.lost_open, 0.0, nic.slack(fs, run.t, cfg.merge_abs_s, cfg.merge_rel))
+    limit = float((ends[due] + slack[due]).min())
+    return float(ends[due & (ends <= limit)].max())
+
+
+def _flow_events(run: Run, r: rates.Rates) -> float:
+    fs = run.fs
+    events = [_flow_ends(run, r), nic.next_start(fs) - run.t]
+    if fs.lost_open.any():
+        events.append(nic.nak_due(fs) - run.t)
+    return min(events)
+
+
+def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
+    lay, tol = run.lay, TOL
+    n_q, n_pg = len(occ.q_wire), len(occ.pg)
+    net = lay.beta * (r.adm - r.dep)
+    q_rate = bins(lay.qid, net, n_q)
+    pg_rate = bins(lay.pgid, net, n_pg)
+    paused = run.pfc.paused()
+    used_rate, head_rate = pool_rates(lay, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
+    pg_th_rate, q_th_rate = threshold_rates(lay, used_rate)
+    events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
+              float(crossing(occ.q_buf, q_rate, lay.q_reserved + occ.q_th, q_th_rate, tol).min()),
+              float(crossing(occ.pg, np.where(lay.lossless, 0.0, pg_rate), lay.pg_reserved + occ.pg_th,
+                             pg_th_rate, tol).min()),
+              pfc.event_time(lay, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
+    if run.has_wred:
+        wt = run.wt
+        events.append(float(wred.kink_time(occ.q_buf, q_rate, wt.wred_min, wt.wred_max, wt.wred_ecn | wt.wred_drop,
+                                           tol).min()))
+    pool_left = lay.pool_xoff_pad - occ.pool_head
+    if (head_rate > 0).any():
+        ok = (lay.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
+        events.append(float(np.divide(pool_left, head_rate, out=np.full(len(pool_left), np.inf), where=ok).min()))
+    return min(events)
+
+
+def _mark_prob(run: Run, depth: F64) -> F64:
+    wt = run.wt
+    return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
+
+
+def _mark_rate(run: Run, p0: F64, r: rates.Rates) -> F64:
+    """Expected marked packets per second each flow receives at the step's start."""
+    lay = run.lay
+    if not run.has_wred:
+        return np.zeros(lay.n_flows)
+    return np.asarray(np.where(run.flows.ecn_capable, r.dep * p0[lay.qid] / lay.pkt_wire, 0.0))
+
+
+def _step_length(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> tuple[float, bool]:
+    """(step length, whether the cap set it)."""
+    cfg = run.cfg
+    events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
+    if run.has_storms:
+        events.append(watchdog.next_event(run.storms, run.t) - run.t)
+    if run.has_dcqcn:
+        events.append(dcqcn.due(run.dq, cfg.dcqcn, r.send * 8.0, _mark_rate(run, p0, r), run.t, cfg.timer_grid_s,
+                                run.fs.phase == nic.SENDING) - run.t)
+    event = min(events)
+    return (max(event, MIN_STEP), False) if event < run.cap else (run.cap, True)
+
+
+def _rates(run: Run, occ: Occupancy, caps: F64) -> rates.Rates:
+    return rates.compute(run.lay, occ, caps, run.fs.content, run.pfc, _control(run), run.wt, run.cap, TOL)
+
+
+STRETCH_ROUNDS = 3    # senders sped up past the step's end by a stretch join it, at most this often
+
+
+def _stretch(run: Run, occ: Occupancy, r: rates.Rates, caps: F64, p0: F64, dt: float,
+             capped: bool) -> tuple[rates.Rates, float, bool]:
+    """Senders whose end this step merges late (at ``r`` they would send their last byte before
+    ``dt``) send the rest evenly over the step instead: slower than they could, never sooner. The rates
+    are computed again with those caps; senders the others' slowing lets finish before ``dt`` are
+    slowed the same way. When something at the new rates still comes before ``dt`` (a queue emptying,
+    a threshold), nothing is merged and the step ends at the first sender's end instead."""
+    fs = run.fs
+    sending = (fs.phase == nic.SENDING) & (r.send > 0)
+    t_send = np.divide(fs.remaining, r.send, out=np.full(len(sending), np.inf), where=sending)
+    late = sending & (t_send * (1.0 + 1e-9) < dt)
+    if not late.any():
+        return r, dt, capped
+    for _ in range(STRETCH_ROUNDS):
+        r2 = _rates(run, occ, np.where(late, np.minimum(caps, fs.remaining / dt), caps))
+        sooner = (fs.phase == nic.SENDING) & ~late & (r2.send * dt > fs.remaining * (1.0 + 1e-9))
+        if not sooner.any():
+            dt2, _ = _step_length(run, occ, r2, p0)
+            if dt2 >= dt * (1.0 - 1e-9):
+                return r2, dt, False
+            break
+        late |= sooner
+    return r, max(float(t_send.min()), MIN_STEP), False
+
+
+def _same(a: F64, b: F64) -> bool:
+    return bool(np.all(np.abs(a - b) <= 1e-9 * np.maximum(np.abs(a), 1.0)))
+
+
+def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
+    """Double the cap while steps end at it with every rate unchanged (a steady state), up to
+    ``max_steady_step_s``; back to ``max_step_s`` on any change."""
+    last = run.last
+    steady = (capped and run.calm and last is not None and _same(r.send, last.send) and _same(r.dep, last.dep)
+              and _same(r.serve, last.serve))
+    run.cap = min(run.cap * 2.0, run.cfg.max_steady_step_s) if steady else run.cfg.max_step_s
+    run.calm = capped
+    run.last = r
+
+
+def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> tuple[F64, F64]:
+    """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, marked packets)."""
+    fs, lay = run.fs, run.lay
+    q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
+    b1 = contents(fs.content, r.adm, lay.qid, occ.q_wire, q1, r.arrive, rho)
+    left = np.maximum(fs.content + r.adm * dt - b1, 0.0)
+    fs.content = b1
+    fs.departed += left
+    sent = r.send * dt
+    fs.arrived += sent
+    fs.sent += sent
+    fs.remaining = np.maximum(fs.remaining - sent, 0.0)
+    fs.in_drop += (r.send - r.keep) * dt
+    fs.out_drop += (r.keep - r.adm) * dt
+    n_q = len(q1)
+    run.q_arrived += r.arrive * dt
+    run.q_removed += bins(lay.qid, left, n_q)
+    q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
+    if not run.has_wred:
+        return q_buf1, np.zeros(0)
+    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+    marked = np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
+    fs.marks += marked
+    return q_buf1, marked
+
+
+def _flush(run: Run, nics_flushed: B) -> None:
+    """The watchdog's drop action starts: the stopped queues discard what they hold."""
+    lay, fs = run.lay, run.fs
+    queues = run.storms.qid[nics_flushed]
+    hit = np.isin(lay.qid, queues[queues >= 0])
+    lost = np.where(hit, fs.content, 0.0)
+    fs.out_drop += lost
+    run.q_removed += bins(lay.qid, lost, len(run.q_removed))
+    fs.content = np.where(hit, 0.0, fs.content)
+    nic.open_losses(fs, lost, fs.sent, 2.0 * lay.latency, run.t, run.cfg.timer_grid_s)
+    run.occ = None
+
+
+def _finish_flows(run: Run) -> None:
+    fs, lay = run.fs, run.lay
+    if fs.lost_open.any():
+        nic.naks(fs, run.t)
+    nic.end_sending(fs, lay, run.q_arrived, TOL)
+    done = nic.completing(fs, lay, run.q_removed, TOL)
+    if done.any():
+        n_q = len(run.q_arrived)
+        resid = bins(lay.qid[done], fs.content[done], n_q)
+        fs.content[done] = 0.0
+        others = bins(lay.qid, fs.content, n_q)
+        factor = np.divide(resid, others, out=np.zeros(n_q), where=others > 0)
+        fs.content *= 1.0 + factor[lay.qid]
+        run.q_removed += np.where(others > 0, 0.0, resid)
+        nic.complete(fs, lay, run.flows, done, run.t, run.cfg.cut_through_s)
+        run.occ = None
+    nic.begin(fs, lay, run.t)
+
+
+def _pause_by_priority(lay: Layout, st: pfc.PfcState) -> B:
+    paused = st.paused()
+    return np.asarray((paused[:, None] & lay.pg_prios).reshape(lay.n_ports, N_TC, N_TC).any(axis=1))
+
+
+def _losses(run: Run, occ: Occupancy, r: rates.Rates, sent0: F64, dt: float) -> None:
+    lay = run.lay
+    lost = (r.send - r.adm) * dt
+    if (lost > 0).any():
+        delay = 2.0 * lay.latency + occ.q_wire[lay.qid] / lay.port_cap[np.maximum(lay.out_port, 0)]
+        nic.open_losses(run.fs, lost, sent0, delay, run.t, run.cfg.timer_grid_s)
+
+
+def step(run: Run) -> None:
+    """One adaptive step."""
+    lay, cfg = run.lay, run.cfg
+    occ = _occupancy(run)
+    caps = _caps(run)
+    r = _rates(run, occ, caps)
+    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
+    dt, capped = _step_length(run, occ, r, p0)
+    r, dt, capped = _stretch(run, occ, r, caps, p0, dt, capped)
+    _grow_cap(run, r, capped)
+    t0, t1 = run.t, run.t + dt
+    sent0 = run.fs.sent.copy()
+    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    pfc.account(run.pfc, r.slide, occ, dt)
+    run.marks.raise_to(occ, q_buf1)
+    tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
+    run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(lay, run.pfc))
+    run.t = t1
+    run.steps += 1
+    run.occ = None
+    _losses(run, occ, r, sent0, dt)
+    if run.has_storms:
+        watchdog.account(lay, run.storms, t0, t1)
+        flush = watchdog.record(lay, run.storms, t1)
+        if flush.any():
+            _flush(run, flush)
+    if run.has_dcqcn:
+        dcqcn.react(run.dq, cfg.dcqcn, marked, r.send * dt, t0, t1)
+    if pfc.transition(lay, run.pfc, _occupancy(run), t1, TOL):
+        run.occ = None
+    _finish_flows(run)
+
+
+def finished(run: Run) -> bool:
+    """True when nothing can happen any more before ``max_time_s``."""
+    if run.t >= run.cfg.max_time_s - MIN_STEP:
+        return True
+    phase = run.fs.phase
+    busy = (phase == nic.SENDING) | (phase == nic.TAIL) | ((phase == nic.WAITING) & np.isfinite(run.fs.start_at))
+    if busy.any():
+        return False
+    return not (run.has_storms and np.isfinite(watchdog.next_event(run.storms, run.t)))
+
+
+def simulate(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig,
+             progress: Callable[[float], None] | None = None) -> Result:
+    """Run ``flows`` between ``nics`` over the switch described by ``tables`` (see the package docstring)."""
+    wall = time.perf_counter()
+    run = new_run(tables, nics, flows, cfg)
+    nic.begin(run.fs, run.lay, 0.0)
+    while not finished(run):
+        step(run)
+        if progress is not None and run.steps % PROGRESS_EVERY == 0:
+            progress(min(run.t / cfg.max_time_s, 1.0))
+    if progress is not None:
+        progress(1.0)
+    return assemble(run.lay, run.flows, run.cfg, run.fs, run.pfc, run.storms, run.marks, run.sampler, run.t,
+                    run.steps, time.perf_counter() - wall)

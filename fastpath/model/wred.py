@@ -1,0 +1,41 @@
+"""WRED / ECN: the marking (or dropping) probability of a queue from its depth, as the profile says.
+
+p(Q) = 0 below ``min``, rising linearly to ``prob`` at ``max``, 1 above ``max`` (RED's "mark or drop
+everything above the maximum threshold"). Depth is the instantaneous queue depth in frame bytes (no
+averaging: the ASICs SONiC programs use weight 0). ECN marks are applied as packets leave (so they reach
+the receiver, and its CNPs the sender, with the departures: a stopped queue returns no CNP); WRED drops
+as they arrive.
+
+The stepping loop ends a step whenever a queue's depth crosses ``min`` or ``max`` (``kink_time``), so
+within a step p(Q) is linear in time and its mean is the mean of its two ends (``mean_prob``, exact).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fastpath.tables import F64, B
+
+
+def prob(depth: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
+    """Marking/dropping probability per queue (0 where ``on`` is False)."""
+    span = np.maximum(hi - lo, 1e-9)
+    ramp = np.clip((depth - lo) / span, 0.0, 1.0) * pmax
+    p = np.where(depth > hi, 1.0, np.where(depth > lo, ramp, 0.0))
+    return np.where(on, p, 0.0)
+
+
+def mean_prob(depth0: F64, depth1: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
+    """Mean probability over a step whose depth moves linearly from ``depth0`` to ``depth1``."""
+    return 0.5 * (prob(depth0, lo, hi, pmax, on) + prob(depth1, lo, hi, pmax, on))
+
+
+def kink_time(depth: F64, rate: F64, lo: F64, hi: F64, on: B, tol: float) -> F64:
+    """Time until the depth (moving at ``rate`` bytes/s) crosses ``lo`` or ``hi``; inf if never."""
+    out = np.full(depth.shape, np.inf)
+    for level in (lo, hi):
+        gap = level - depth
+        moving = on & (np.abs(gap) > tol) & (gap * rate > 0)
+        t = np.divide(gap, rate, out=np.full(depth.shape, np.inf), where=moving)
+        np.minimum(out, t, out=out)
+    return out
