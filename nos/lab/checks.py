@@ -152,9 +152,12 @@ class Resolver:
             self.problems.add(problem.field, f"{problem.value}: {problem.message} {group.node}")
         names = _expand_names(group, ports, self.problems)
         values = group.values
-        for name, port in zip(names, ports, strict=False):
-            self._add_host(HostSpec(name, group.node, port, f"{group.where}.ports", values["speed"], values["mac"],
-                                    values["ip"], values["gateway"], values["cable"] or DEFAULT_CABLE_M))
+        for i, (name, port) in enumerate(zip(names, ports, strict=False)):
+            mac, ip = _counted(values["mac"], values["ip"], i)
+            if mac is None and values["mac"] is not None or ip is None and values["ip"] is not None:
+                self.problems.add(f"{group.where}.ports", f"host {name}: its MAC or IP counts past the address space")
+            self._add_host(HostSpec(name, group.node, port, f"{group.where}.ports", values["speed"], mac, ip,
+                                    values["gateway"], values["cable"] or DEFAULT_CABLE_M))
 
     def _distinct_names(self) -> None:
         seen = {name: f"node {name}" for name in self.nodes}
@@ -165,6 +168,18 @@ class Resolver:
             if host.name in seen:
                 self.problems.add(host.where, f"host name {host.name!r} already used by {seen[host.name]}")
             seen.setdefault(host.name, f"host {host.name}")
+
+
+def _counted(mac: str | None, ip: ipaddress.IPv4Interface | None,
+             i: int) -> tuple[str | None, ipaddress.IPv4Interface | None]:
+    """The i-th host of a group: the group's MAC and IP counted up by i (as ``nos.traffic.hosts``)."""
+    mac_i = None
+    if mac is not None and int(mac.replace(":", ""), 16) + i <= 0xFFFF_FFFF_FFFF:
+        mac_i = mac_text(int(mac.replace(":", ""), 16) + i)
+    ip_i = None
+    if ip is not None and int(ip.ip) + i < 2 ** 32:
+        ip_i = ipaddress.IPv4Interface(f"{ip.ip + i}/{ip.network.prefixlen}")
+    return mac_i, ip_i
 
 
 def _expand_names(group: HostGroupSpec, ports: list[str], problems: Problems) -> list[str]:
