@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ def leaf_spine() -> tuple[Topology, LabPlan]:
     return topo, plan(topo)
 
 
-def address_of(config: dict[str, dict[str, dict[str, str]]], port: str) -> ipaddress.IPv4Interface:
+def address_of(config: Mapping[str, Mapping[str, object]], port: str) -> ipaddress.IPv4Interface:
     [key] = [k for k in config["INTERFACE"] if k.startswith(f"{port}|")]
     return ipaddress.IPv4Interface(key.split("|")[1])
 
@@ -60,7 +61,7 @@ def test_leaves_reach_every_other_leaf_over_both_spines(leaf_spine: tuple[Topolo
                 continue
             row = routes[f"10.{j + 1}.0.0/24"]
             assert row["ifname"] == "Ethernet248,Ethernet252"
-            hops = row["nexthop"].split(",")
+            hops = str(row["nexthop"]).split(",")
             assert hops == [str(address_of(lab.configs[s], f"Ethernet{4 * k}").ip) for s in ("spine1", "spine2")]
 
 

@@ -262,7 +262,7 @@ def test_startup_config_path_is_relative_to_the_file(tmp_path: Path) -> None:
 
 
 def many_switches(count: int) -> Topology:
-    nodes = {f"s{i}": {} for i in range(count)}
+    nodes: dict[str, Any] = {f"s{i}": {} for i in range(count)}
     return parse_topology({"name": "big", "topology": {"nodes": nodes}}, Path("."))
 
 
