@@ -11,6 +11,7 @@ import click
 from nos import __version__
 from nos.cli.config import config
 from nos.cli.guard import GuardedGroup
+from nos.cli.lab import lab
 from nos.cli.roce import roce
 from nos.cli.show import show
 from nos.cli.switch import down, redis_cli, status, up
@@ -36,6 +37,7 @@ cli.add_command(token)
 cli.add_command(roce)
 cli.add_command(traffic)
 cli.add_command(trace)
+cli.add_command(lab)
 
 
 def main() -> None:

@@ -19,6 +19,8 @@ number, blanks for any blanks). That environment:
   an exit 0 with an error body.
 * Files a recipe names but the README leaves to the user (``change.json-patch``, ``my.json``) are
   written in the working directory first (:data:`USER_FILES`).
+* The working directory has the checkout's ``configs/`` (the README's ``configs/labs/...`` paths are
+  relative to the checkout a user runs from).
 * ``<name>`` placeholders are filled from the fields of earlier JSON answers (``<id>``: the job the
   traffic-run POST answered).
 
@@ -61,6 +63,8 @@ STAND_INS = {
 #: Recipes that are never run here, and why.
 NOT_RUN = {
     "make test": "runs the whole test suite (about 25 minutes); CI runs it",
+    "nos up --config leaf1.json --run-dir ~/.nos/leaf1": "a second switch on the README's default ports; "
+        "tests/e2e/test_lab_config.py boots lab switches from their generated configs",
 }
 #: Recipes run only when their tool is installed; otherwise the same request is made from Python.
 NEEDS_TOOL = {
@@ -149,6 +153,7 @@ def user(tmp_path_factory: pytest.TempPathFactory) -> Iterator[User]:
     (home / ".curlrc").write_text(CURLRC)
     for name, text in USER_FILES.items():
         (work / name).write_text(text)
+    (work / "configs").symlink_to(ROOT / "configs")  # the README's relative paths are the checkout's
     _tools(base / "bin")
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOS_")}
     paths = [str(ROOT), *(str(Path(p).resolve()) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)]
