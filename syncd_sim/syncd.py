@@ -30,8 +30,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from syncd_sim.fastpath_shell import FastPathShell
-
 from nos.daemon.runner import Runner
 from nos.db import NotificationProducer, Table
 from nos.db.connector import Databases
@@ -54,6 +52,7 @@ from nos.schema.tables import (
 from syncd_sim import view as views
 from syncd_sim.behaviours import AsicBehaviour, Inherited
 from syncd_sim.counters import CounterWriter
+from syncd_sim.fastpath_shell import FastPathShell
 from syncd_sim.objects import Change, ObjectStore, Outcome
 from syncd_sim.persist import COMMIT, commit_calls
 from syncd_sim.platform import load_platform
