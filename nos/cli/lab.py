@@ -1,18 +1,32 @@
-"""``nos lab check FILE`` and ``nos lab config FILE NODE``: a lab's topology validated and the startup
-configuration generated for one of its switches (``nos.lab``). Starting a lab's switches (``nos lab
-up``) is not built yet (issue 17)."""
+"""``nos lab check|config|up|down|status|link``: labs of switches from a topology file (``nos.lab``).
+
+``check`` validates a topology, ``config`` prints one switch's generated startup config, ``up``
+starts every switch (``nos.lab.supervisor`` in the background) and returns once all are ready,
+``down`` stops them, ``status`` lists the switches with their endpoints and the links, ``link
+down|up A:PORT B:PORT`` cuts or mends a cable. ``nos --lab NAME --node NODE <command>`` runs any
+command against one switch of a lab (``nos.cli.main``)."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import click
 
 from nos.cli.common import fail, json_option, print_json, print_table
+from nos.db.connector import Databases
+from nos.db.table import Table
 from nos.lab.addressing import LabPlan, plan, role_of, startup_config
+from nos.lab.labdir import LabDir, LabNotFound, find_lab
+from nos.lab.links import LINK_TABLE, find_link, link_id
+from nos.lab.status import lab_status, lab_topology
 from nos.lab.topology import Topology, TopologyError, check_fits, estimate_memory_bytes, load_topology
+from nos.runtime import procs
 
 EXIT_INVALID = 2
 
@@ -74,3 +88,153 @@ def config(file: Path, node: str, output: Path | None) -> None:
         return
     output.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     click.echo(f"Wrote {output} ({sum(len(rows) for rows in doc.values())} rows in {len(doc)} tables).")
+
+
+def _lab(name: str | None) -> LabDir:
+    try:
+        return find_lab(name)
+    except LabNotFound as exc:
+        fail(str(exc))
+    raise AssertionError  # fail() exits
+
+
+lab_option = click.option("--lab", "lab_name", envvar="NOS_LAB", help="The lab (default: the only one running).")
+
+
+@lab.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--timeout", default=180.0, show_default=True, help="Seconds to wait for every switch.")
+def up(file: Path, timeout: float) -> None:
+    """Start every switch of FILE (each its own Redis, daemons, REST and gNMI) and wait until all are
+    ready; a lab that fails halfway stops what it started."""
+    topo = _load(file)
+    here = LabDir.named(topo.name)
+    if here.supervisor_pid() is not None:
+        fail(f"lab {topo.name} is already running (pid {here.supervisor_pid()}); 'nos lab down --lab {topo.name}'")
+    here.path.mkdir(parents=True, exist_ok=True)
+    here.state_file.unlink(missing_ok=True)
+    here.cuts_file.unlink(missing_ok=True)
+    (here.path / "logs").mkdir(exist_ok=True)
+    child = procs.spawn([sys.executable, "-m", "nos.lab.supervisor", str(file.resolve()), str(here.path)],
+                        log_path=here.path / "logs" / "supervisor.out", tie_to_parent=False)
+    deadline = time.monotonic() + timeout
+    while True:
+        state = here.state() or {}
+        if state.get("pid") == child.pid and state.get("state") == "ready":
+            break
+        if state.get("pid") == child.pid and state.get("state") == "failed":
+            fail(f"lab {topo.name} failed: {state.get('error')}")
+        if child.poll() is not None:
+            fail(f"lab {topo.name}: the lab supervisor exited with status {child.returncode}; see {here.log_file}")
+        if time.monotonic() > deadline:
+            os.kill(child.pid, signal.SIGTERM)
+            fail(f"lab {topo.name} not ready within {timeout:.0f} s; stopping it (see {here.log_file})")
+        time.sleep(0.05)
+    click.echo(f"Lab {topo.name} ready in {state.get('boot_seconds')} s "
+               f"({len(state['nodes'])} switches, pid {child.pid})")
+    _print_nodes(lab_status(here)["nodes"])
+
+
+def _print_nodes(rows: list[dict[str, Any]]) -> None:
+    print_table(["Node", "Role", "State", "REST", "gNMI", "Redis"],
+                [[r["node"], r["role"], r["state"], r["rest"], r["gnmi"], r["redis_tcp"]] for r in rows])
+
+
+@lab.command()
+@lab_option
+@click.option("--timeout", default=60.0, show_default=True, help="Seconds to wait for a clean stop.")
+def down(lab_name: str | None, timeout: float) -> None:
+    """Stop every switch of the lab."""
+    here = _lab(lab_name)
+    pid = here.supervisor_pid()
+    if pid is None:
+        click.echo(f"Lab {here.name} is not running.")
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while procs.pid_alive(pid):
+        if time.monotonic() > deadline:
+            fail(f"lab {here.name} (pid {pid}) did not stop within {timeout:.0f} s")
+        time.sleep(0.05)
+    click.echo(f"Lab {here.name} stopped.")
+
+
+@lab.command()
+@lab_option
+@json_option
+def status(lab_name: str | None, as_json: bool) -> None:
+    """The lab's switches (state, endpoints) and links (carrier and oper status at both ends). Exit 0
+    when the lab and every switch are ready, 1 when it is not running, 2 otherwise."""
+    info = lab_status(_lab(lab_name))
+    if as_json:
+        print_json(info)
+    else:
+        head = f"Lab {info['name']}: {info['state']}"
+        if info["pid"]:
+            head += f" (pid {info['pid']}, {len(info['nodes'])} switches)"
+        click.echo(head + (f": {info['error']}" if info.get("error") else ""))
+        if info["nodes"]:
+            _print_nodes(info["nodes"])
+        if info["links"]:
+            click.echo()
+            print_table(["A", "B", "Cut", "A carrier/oper", "B carrier/oper"],
+                        [[li["a"], li["b"], "yes" if li["cut"] else "no", f"{li['a_carrier']}/{li['a_oper']}",
+                          f"{li['b_carrier']}/{li['b_oper']}"] for li in info["links"]])
+    sys.exit(0 if info["ready"] else 1 if info["state"] in ("down", "failed") else 2)
+
+
+@lab.command()
+@click.argument("action", type=click.Choice(["down", "up"]))
+@click.argument("a")
+@click.argument("b")
+@lab_option
+@click.option("--timeout", default=10.0, show_default=True, help="Seconds to wait for both ends.")
+def link(action: str, a: str, b: str, lab_name: str | None, timeout: float) -> None:
+    """Cut (down) or mend (up) the cable between A and B (node:port each, e.g. leaf1:Ethernet248
+    spine1:Ethernet0); returns once both ends were told."""
+    here = _lab(lab_name)
+    state = here.state() or {}
+    if here.supervisor_pid() is None:
+        fail(f"lab {here.name} is not running")
+    try:
+        topo = load_topology(lab_topology(state))
+        cable = find_link(topo, a, b)
+    except (TopologyError, ValueError) as exc:
+        fail(str(exc), code=EXIT_INVALID)
+    name = link_id(cable)
+    cuts = here.cuts()
+    here.write_cuts(cuts | {name} if action == "down" else cuts - {name})
+    _await_carrier(state, (cable.a, cable.b), action, timeout)
+    click.echo(f"Link {cable.a} -- {cable.b} {action}.")
+
+
+def _await_carrier(state: dict[str, Any], ends: tuple[Any, ...], action: str, timeout: float) -> None:
+    """Wait until both ends' NOS_LINK_TABLE say what the cut means (up: when the far end is admin up)."""
+    deadline = time.monotonic() + timeout
+    for end in ends:
+        url = state["nodes"][end.node]["endpoints"]["redis"]
+        dbs = Databases(url)
+        try:
+            table = Table(dbs["STATE_DB"], LINK_TABLE)
+            while True:
+                carrier = (table.get(end.port) or {}).get("carrier")
+                if carrier == action or (action == "up" and carrier is not None and _far_admin_down(state, end)):
+                    break
+                if time.monotonic() > deadline:
+                    fail(f"{end}: carrier still {carrier} after {timeout:.0f} s")
+                time.sleep(0.02)
+        finally:
+            dbs.close()
+
+
+def _far_admin_down(state: dict[str, Any], end: Any) -> bool:
+    """Whether the far end of ``end`` is admin down (then a mended link stays dark, rightly)."""
+    topo = load_topology(lab_topology(state))
+    far = topo.peer(end.node, end.port)
+    if far is None:
+        return False
+    dbs = Databases(state["nodes"][far.node]["endpoints"]["redis"])
+    try:
+        return (Table(dbs["APPL_DB"], "PORT_TABLE").get(far.port) or {}).get("admin_status") != "up"
+    finally:
+        dbs.close()

@@ -1,0 +1,262 @@
+"""The lab supervisor: starts every switch of a lab, keeps their links real, stops them together.
+
+``python -m nos.lab.supervisor FILE LABDIR`` (what ``nos lab up`` runs in the background). Boot: the
+topology is checked (every problem named, nothing started), each switch's startup config generated
+into ``configs/<node>.json``, and every switch started at once as a full ``nos up`` of its own (own
+Redis, daemons, REST and gNMI on free ports) in ``nodes/<node>/``; ``lab.json`` says ``ready`` once
+all are, or ``failed`` with the reason, and then what was started is stopped. Each switch dies with
+the supervisor (``PR_SET_PDEATHSIG``), so a killed lab leaves nothing running.
+
+While the lab runs, every ``LINK_POLL_S`` the supervisor reads the admin state of every cabled port
+(APPL_DB ``PORT_TABLE``) and each end's ``NOS_LINK_TABLE`` rows, and writes the rows that differ from
+``nos.lab.links.carriers`` (so a switch whose Redis or syncd restarted is put right on the next round).
+Polling rather than keyspace subscriptions: a link state change reaches the far end within one round
+(0.1 s) whatever restarted, at a few pipelined reads per switch per round.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from redis import RedisError
+
+from nos.db.connector import Databases
+from nos.db.errors import DbError
+from nos.db.table import Table
+from nos.lab.addressing import plan, role_of, startup_config
+from nos.lab.labdir import LabDir
+from nos.lab.links import LINK_TABLE, PortLink, cabled_ports, carriers
+from nos.lab.model import Endpoint, Topology
+from nos.lab.topology import TopologyError, check_fits, load_topology
+from nos.runtime import procs
+from nos.runtime.rundir import write_json_atomic
+from nos.runtime.status import collect_status
+
+log = logging.getLogger("nos.lab")
+
+BOOT_TIMEOUT_S = float(os.environ.get("NOS_LAB_BOOT_TIMEOUT", "120"))  # seconds for every switch to be ready
+LINK_POLL_S = 0.1
+STOP_TIMEOUT_S = 30.0
+DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
+PORT_TABLE = "PORT_TABLE"
+
+
+class LabBootError(RuntimeError):
+    """The lab could not be started (the message names the switch and why)."""
+
+
+def switch_argv(lab: LabDir, node: str) -> list[str]:
+    """The ``nos up`` of one lab switch: its generated config, its run dir, free ports."""
+    return [sys.executable, "-m", "nos.cli.main", "up", "--config", str(lab.config_file(node)),
+            "--run-dir", str(lab.run_dir(node).path), "--rest-port", "0", "--gnmi-port", "0", "--redis-port", "0"]
+
+
+class LabSupervisor:
+    """One lab's switches and links (see the module docstring)."""
+
+    def __init__(self, topo: Topology, lab: LabDir, source: Path, progress: Callable[[str], None] = log.info) -> None:
+        self.topo = topo
+        self.lab = lab
+        self.source = source
+        self.progress = progress
+        self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self.dbs: dict[str, Databases] = {}
+        self.stop_event = threading.Event()
+        self.state: dict[str, Any] = {}
+
+    # -- boot -----------------------------------------------------------------------------------
+    def _write(self, **changes: Any) -> None:
+        self.state.update(changes)
+        self.lab.write_state(self.state)
+
+    def boot(self) -> None:
+        started = time.monotonic()
+        switches = [n.name for n in self.topo.switches()]
+        self._write(name=self.topo.name, state="starting", pid=os.getpid(), topology=str(self.source),
+                    started_at=time.time(), nodes={name: {"role": role_of(self.topo, name),
+                                                           "run_dir": str(self.lab.run_dir(name).path)}
+                                                    for name in switches})
+        lab_plan = plan(self.topo)
+        for name in switches:
+            write_json_atomic(self.lab.config_file(name), startup_config(self.topo, name, lab_plan))
+        self.lab.log_file.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, DETACHED_ENV: "1"}
+        for name in switches:
+            run = self.lab.run_dir(name)
+            run.path.mkdir(parents=True, exist_ok=True)
+            run.boot_file.unlink(missing_ok=True)
+            self.children[name] = procs.spawn(switch_argv(self.lab, name), env=env,
+                                              log_path=self.lab.path / "logs" / f"{name}.log")
+        self.progress(f"started {len(switches)} switches")
+        self._await_switches(started)
+        self.sync_links()
+        self._await_settled(started)
+        self._write(state="ready", boot_seconds=round(time.monotonic() - started, 3))
+        self.progress(f"lab {self.topo.name} ready in {time.monotonic() - started:.2f}s")
+
+    def _await_switches(self, started: float) -> None:
+        waiting = set(self.children)
+        deadline = started + BOOT_TIMEOUT_S
+        while waiting:
+            for name in sorted(waiting):
+                run, child = self.lab.run_dir(name), self.children[name]
+                boot = run.boot_state() or {}
+                if boot.get("state") == "ready" and boot.get("pid") == child.pid:
+                    waiting.discard(name)
+                    self.dbs[name] = Databases(boot["endpoints"]["redis"])
+                    self._write(nodes={**self.state["nodes"],
+                                       name: {**self.state["nodes"][name], "endpoints": boot["endpoints"],
+                                              "boot_seconds": boot.get("boot_seconds")}})
+                    self.sync_links()  # its links as soon as it can hear them
+                elif boot.get("state") == "failed" and boot.get("pid") == child.pid:
+                    raise LabBootError(f"{name}: {boot.get('error')} (see {self.lab.path / 'logs' / (name + '.log')})")
+                elif child.poll() is not None:
+                    raise LabBootError(f"{name}: its switch exited with status {child.returncode} "
+                                       f"(see {self.lab.path / 'logs' / (name + '.log')})")
+            if time.monotonic() > deadline:
+                raise LabBootError(f"not ready within {BOOT_TIMEOUT_S:.0f} s: {', '.join(sorted(waiting))}")
+            if waiting:
+                self.stop_event.wait(0.05)
+                if self.stop_event.is_set():
+                    raise LabBootError("stopped while booting")
+
+    def _await_settled(self, started: float) -> None:
+        """Every switch's own status ready (its generated routes in its ASIC, nothing in flight): what
+        ``nos lab status`` then shows."""
+        waiting = set(self.children)
+        deadline = started + BOOT_TIMEOUT_S
+        while waiting:
+            waiting -= {name for name in sorted(waiting) if collect_status(self.lab.run_dir(name))["ready"]}
+            if waiting and time.monotonic() > deadline:
+                raise LabBootError(f"not ready within {BOOT_TIMEOUT_S:.0f} s: {', '.join(sorted(waiting))} "
+                                   "(see 'nos --node NODE status')")
+            if waiting and self.stop_event.wait(0.1):
+                raise LabBootError("stopped while booting")
+            self.sync_links()
+
+    # -- links ----------------------------------------------------------------------------------
+    def _read(self, name: str) -> tuple[dict[str, bool], dict[str, dict[str, str]]] | None:
+        """Switch ``name``'s cabled ports' admin state and its NOS_LINK_TABLE rows; None when its
+        database does not answer."""
+        dbs = self.dbs.get(name)
+        if dbs is None:
+            return None
+        ports = sorted(set(cabled_ports(self.topo, name)) | {h.port for h in self.topo.hosts_on(name)})
+        try:
+            appl, state = dbs["APPL_DB"], dbs["STATE_DB"]
+            admin_pipe = appl.client.pipeline(transaction=False)
+            for port in ports:
+                admin_pipe.hget(appl.row_name(PORT_TABLE, port), "admin_status")
+            rows_pipe = state.client.pipeline(transaction=False)
+            for port in ports:
+                rows_pipe.hgetall(state.row_name(LINK_TABLE, port))
+            admin, rows = admin_pipe.execute(), rows_pipe.execute()
+        except (DbError, RedisError, OSError) as exc:  # restarting or gone: try next round
+            log.warning("lab.links.unreachable node=%s error=%s", name, exc)
+            return None
+        return ({p: a == "up" for p, a in zip(ports, admin, strict=True)},
+                {p: r for p, r in zip(ports, rows, strict=True)})
+
+    def sync_links(self) -> int:
+        """One round: write every NOS_LINK_TABLE row that differs from what the links say. Returns
+        how many rows were written."""
+        seen = {name: self._read(name) for name in self.dbs}
+        admin = {Endpoint(name, port): up for name, got in seen.items() if got for port, up in got[0].items()}
+        wanted = carriers(self.topo, admin, self.lab.cuts())
+        written = 0
+        for name, got in seen.items():
+            if got is None:
+                continue
+            changes = {end.port: row for end, row in wanted.items()
+                       if end.node == name and got[1].get(end.port) != row.fields()}
+            if changes:
+                written += self._write_rows(name, changes)
+        return written
+
+    def _write_rows(self, name: str, rows: dict[str, PortLink]) -> int:
+        table = Table(self.dbs[name]["STATE_DB"], LINK_TABLE)
+        try:
+            for port, row in rows.items():
+                table.set(port, row.fields())
+        except (DbError, RedisError, OSError) as exc:  # gone between read and write: next round
+            log.warning("lab.links.write_failed node=%s error=%s", name, exc)
+            return 0
+        for port, row in rows.items():
+            log.info("lab.link node=%s port=%s peer=%s carrier=%s", name, port, row.peer, row.carrier)
+        return len(rows)
+
+    # -- run and stop ---------------------------------------------------------------------------
+    def supervise(self) -> None:
+        """Keep the links until stopped; a switch that exits makes its links dark at the peers."""
+        while not self.stop_event.wait(LINK_POLL_S):
+            for name, child in self.children.items():
+                if child.poll() is not None and name in self.dbs:
+                    log.error("lab.switch_exited node=%s status=%s", name, child.returncode)
+                    self.dbs.pop(name).close()
+                    self._write(nodes={**self.state["nodes"], name: {**self.state["nodes"][name], "exited":
+                                                                     child.returncode}})
+            self.sync_links()
+
+    def shutdown(self) -> None:
+        if self.state.get("state") not in ("failed", None):
+            self._write(state="stopping")
+        for child in self.children.values():
+            if child.poll() is None:
+                child.terminate()
+        deadline = time.monotonic() + STOP_TIMEOUT_S
+        for child in self.children.values():
+            try:
+                child.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        for dbs in self.dbs.values():
+            dbs.close()
+        self.dbs.clear()
+        if self.state.get("state") != "failed":
+            self._write(state="stopped")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    source, lab = Path(args[0]).resolve(), LabDir(Path(args[1]).resolve())
+    lab.path.mkdir(parents=True, exist_ok=True)
+    lab.log_file.parent.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(filename=lab.log_file, level=logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    try:
+        topo = load_topology(source)
+        check_fits(topo)
+    except TopologyError as exc:
+        lab.write_state({"name": lab.name, "state": "failed", "pid": os.getpid(), "error": str(exc)})
+        return 2
+    lab.pid_file.write_text(f"{os.getpid()}\n")
+    sup = LabSupervisor(topo, lab, source)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: sup.stop_event.set())
+    code = 0
+    try:
+        sup.boot()
+        sup.supervise()
+    except LabBootError as exc:
+        log.error("lab.boot_failed %s", exc)
+        sup._write(state="failed", error=str(exc))
+        code = 1
+    finally:
+        sup.shutdown()
+        if lab.pid_file.exists() and lab.pid_file.read_text().strip() == str(os.getpid()):
+            lab.pid_file.unlink()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
