@@ -12,6 +12,13 @@
   the parent applies them to the ASIC's counters, polls every counter group at once, adds the learnt
   MACs to the FDB (``apply_learned``) and only then marks the job done, so a client that sees ``done``
   finds the run in COUNTERS_DB and its MACs in ``nos show mac``. One run at a time; others wait queued.
+* A fabric run (``nos lab traffic run``) spans several switches, so it runs in the lab's process, on
+  every switch's tables at one moment: a job with ``kind`` ``export`` is answered, once the store has
+  settled like a run, with the compiled tables as bytes (``fastpath.tables_codec``) in the STATE_DB
+  string ``NOS_TRAFFIC_EXPORT|<id>`` (expiring with the job) and the cable lengths in the job's
+  ``cables``; a job with ``kind`` ``import`` hands back that run's share of this switch's counters
+  (``updates``: JSON ``[[oid, stat, value, mode], ...]`` as ``fastpath.run_counters`` makes them) and
+  watchdog events, applied as a run's own are before ``done``.
 * Learnt MACs (``syncd_sim.learning``) become dynamic FDB entries in the store, persisted to
   ASIC_STATE and reported on ASIC_DB ``NOTIFICATIONS`` as ``fdb_event`` (LEARNED / MOVE), as syncd does
   with a real ASIC's learning callback; the tables are then stale.
@@ -31,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from nos.daemon.runner import Runner
 from nos.db import Table
 from nos.db.connector import Databases
+from nos.db.errors import map_redis_errors
 from nos.db.subscription import Subscription
 from nos.sai.types import ObjectType as T
 from nos.schema.dbconfig import CONFIG_DB, COUNTERS_DB, STATE_DB
@@ -39,6 +47,7 @@ from nos.schema.tables import (
     COUNTERS_BUFFER_POOL_NAME_MAP,
     NOS_TRACE,
     NOS_TRACE_REQUEST,
+    NOS_TRAFFIC_EXPORT,
     NOS_TRAFFIC_JOB,
     NOS_TRAFFIC_REQUEST,
     PFC_WD_ACTION_CHANNEL,
@@ -56,11 +65,13 @@ log = logging.getLogger(__name__)
 CONSUMES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRAFFIC_REQUEST), (STATE_DB, NOS_TRACE),
             (STATE_DB, NOS_TRACE_REQUEST), (CONFIG_DB, CFG_PORT_CABLE_LEN_TABLE_NAME),
             (COUNTERS_DB, COUNTERS_BUFFER_POOL_NAME_MAP))
-PRODUCES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRACE), (COUNTERS_DB, PFC_WD_ACTION_CHANNEL))
+PRODUCES = ((STATE_DB, NOS_TRAFFIC_JOB), (STATE_DB, NOS_TRACE), (STATE_DB, NOS_TRAFFIC_EXPORT),
+            (COUNTERS_DB, PFC_WD_ACTION_CHANNEL))
 
 QUIET_S = 0.5        # recompile once the store has been unchanged this long
 MAX_WAIT_S = 10.0    # a traffic run waits at most this long for the store to settle (orchagent programming)
 TICK_S = 0.1
+EXPORT_TTL_S = 600   # an export's tables are read at once; they go away on their own
 AsicChanged = Callable[[list[Change], list[tuple[str, str]]], None]   # (ASIC_STATE changes, notifications)
 
 
@@ -214,6 +225,10 @@ class FastPathShell:
         row = self.jobs.get(job_id)
         if not row or row.get("state") != "queued":
             return
+        kind = row.get("kind", requests.KIND_RUN)
+        if kind != requests.KIND_RUN:
+            self._answer_in_loop(job_id, kind, row)
+            return
         tables = self.current()
         cables = requests.parse_cables(Table(self.dbs[CONFIG_DB], CFG_PORT_CABLE_LEN_TABLE_NAME).get("AZURE") or {})
         self.jobs.set(job_id, {"state": "running", "progress": "0"})
@@ -228,6 +243,35 @@ class FastPathShell:
         assert self.runner is not None
         self.runner.add_selectable(self.child, self.on_child_done)
         log.info("syncd.fastpath.job_started id=%s pid=%d", job_id, pid)
+
+    def _answer_in_loop(self, job_id: str, kind: str, row: dict[str, str]) -> None:
+        """An export or import job (see the module docstring): quick, answered here, then the next."""
+        try:
+            if kind == requests.KIND_EXPORT:
+                self._export(job_id)
+            elif kind == requests.KIND_IMPORT:
+                imported = requests.parse_import(row)
+                self._apply(imported.updates)
+                self._report_storms(imported.watchdog)
+                self.jobs.set(job_id, {"state": "done", "progress": "1", "applied": str(len(imported.updates))})
+            else:
+                raise requests.JobError(f"NOS_TRAFFIC_JOB|{job_id}: kind {kind!r} is not run, export or import")
+        except requests.JobError as exc:
+            self.jobs.set(job_id, {"state": "failed", "error": str(exc)})
+        log.info("syncd.fastpath.job_answered id=%s kind=%s", job_id, kind)
+        self._next_job()
+
+    def _export(self, job_id: str) -> None:
+        from fastpath.tables_codec import encode
+
+        tables = self.current()
+        cables = requests.parse_cables(Table(self.dbs[CONFIG_DB], CFG_PORT_CABLE_LEN_TABLE_NAME).get("AZURE") or {})
+        db = self.dbs[STATE_DB]
+        key = db.row_name(NOS_TRAFFIC_EXPORT, job_id)
+        with map_redis_errors(f"set {key}"):
+            db.client.set(key, encode(tables), ex=EXPORT_TTL_S)
+        self.jobs.set(job_id, {"state": "done", "progress": "1", "export": key, "cables": json.dumps(cables),
+                               "version": str(tables.version)})
 
     def on_child_done(self) -> None:
         child = self.child

@@ -8,13 +8,53 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 _CABLE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*m?\s*$")
 
 
+KIND_RUN, KIND_EXPORT, KIND_IMPORT = "run", "export", "import"   # NOS_TRAFFIC_JOB kind (default run)
+MODES = ("add", "max")   # fastpath.run_counters: a counter added to, a watermark raised to
+
+
 class JobError(Exception):
     """Raised when a request cannot be run: bad scenario, bad packet, nothing to run on."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    """An import job's counter updates ``[oid, stat, value, mode]`` and watchdog events ``[queue, event]``."""
+
+    updates: list[list[Any]]
+    watchdog: list[list[str]]
+
+
+def parse_import(row: Mapping[str, str]) -> Imported:
+    """The ``updates`` and ``watchdog`` of an import job, every row checked; JobError naming the first
+    bad one (nothing of a bad import is applied)."""
+    updates = _json_list(row, "updates")
+    for i, item in enumerate(updates):
+        ok = (isinstance(item, list) and len(item) == 4 and all(isinstance(x, str) for x in (item[0], item[1], item[3]))
+              and isinstance(item[2], int) and not isinstance(item[2], bool) and item[2] >= 0 and item[3] in MODES)
+        if not ok:
+            raise JobError(f"updates[{i}]: {str(item)[:80]} is not [oid, stat, value >= 0, add|max]")
+    watchdog = _json_list(row, "watchdog")
+    for i, item in enumerate(watchdog):
+        if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
+            raise JobError(f"watchdog[{i}]: {str(item)[:80]} is not [queue oid, event]")
+    return Imported(updates, watchdog)
+
+
+def _json_list(row: Mapping[str, str], name: str) -> list[Any]:
+    text = row.get(name, "[]")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise JobError(f"{name}: not JSON ({exc})") from None
+    if not isinstance(value, list):
+        raise JobError(f"{name}: not a JSON list")
+    return value
 
 
 def job_id_of(data: str) -> str:

@@ -58,12 +58,12 @@ class DBConnector:
         Replies are decoded with ``errors="replace"``: a key or value that is not UTF-8 (binary garbage
         written with redis-cli) reads with U+FFFD in place of its bad bytes instead of raising
         UnicodeDecodeError in whichever reader meets it (see ``nos.db.baddata``)."""
-        return redis.Redis.from_url(
-            self.url, db=self.id, decode_responses=True, encoding_errors="replace", health_check_interval=0,
-            protocol=2,
-            retry=Retry(NoBackoff(), 0),  # fail fast: a silent reconnect would drop subscriptions' messages
-            **options,
-        )
+        settings: dict[str, Any] = {
+            "db": self.id, "decode_responses": True, "encoding_errors": "replace", "health_check_interval": 0,
+            "protocol": 2,
+            "retry": Retry(NoBackoff(), 0),  # fail fast: a silent reconnect would drop subscriptions' messages
+        }
+        return redis.Redis.from_url(self.url, **{**settings, **options})  # options win (raw bytes: decode off)
 
     def __repr__(self) -> str:
         return f"DBConnector({self.name}={self.id}, {self.url})"

@@ -200,5 +200,6 @@ FLEX_COUNTER_GROUP_TABLE = "FLEX_COUNTER_GROUP_TABLE"    # FLEX_COUNTER_DB "FLEX
 # (STATE_DB) carry the hash's id.
 NOS_TRAFFIC_JOB = "NOS_TRAFFIC_JOB"           # <id>: scenario, state, progress, sim_time_s, error, result
 NOS_TRAFFIC_REQUEST = "NOS_TRAFFIC_REQUEST"   # channel: <id> of a queued NOS_TRAFFIC_JOB
+NOS_TRAFFIC_EXPORT = "NOS_TRAFFIC_EXPORT"     # <id>: a string key, the compiled tables an export job asked for
 NOS_TRACE = "NOS_TRACE"                       # <id>: packet, state, error, result
 NOS_TRACE_REQUEST = "NOS_TRACE_REQUEST"       # channel: <id> of a queued NOS_TRACE

@@ -133,3 +133,28 @@ def test_pause_storm_is_caught_by_the_watchdog(intent_on: dict[str, dict]) -> No
     events = intent_on["storm"]["watchdog"]
     assert [e["event"] for e in events if e["port"] == "Ethernet8" and e["queue"] == 3][:1] == ["storm"]
     assert intent_on["pfcwd"]["STORM DETECTED/RESTORED"].startswith("1/")
+
+
+def test_tables_export_and_counters_import(switch: RunningSwitch) -> None:
+    """What a fabric run needs of each switch (nos.traffic.exchange): its compiled tables at one moment,
+    and its share of the run's counters added to its own."""
+    from nos.db.connector import Databases
+    from nos.traffic.errors import JobFailed
+    from nos.traffic.exchange import export_tables, import_counters
+
+    dbs = Databases(switch.endpoints["redis"])
+    try:
+        exported = export_tables(dbs)
+        ports = exported.tables.ports
+        assert ports.n == 128 and ports.names[0] == "Ethernet0" and ports.queue_oids[0][3].startswith("oid:")
+        queue = ports.queue_oids[5][3]
+        counters = switch.db(2)
+        before = int(counters.hget(f"COUNTERS:{queue}", "SAI_QUEUE_STAT_BYTES") or 0)
+        assert import_counters(dbs, [(queue, "SAI_QUEUE_STAT_BYTES", 12345, "add")]) == 1
+        wait_until(lambda: int(counters.hget(f"COUNTERS:{queue}", "SAI_QUEUE_STAT_BYTES") or 0) == before + 12345,
+                   timeout=10)
+        with pytest.raises(JobFailed, match=r"updates\[1\]"):
+            import_counters(dbs, [(queue, "SAI_QUEUE_STAT_BYTES", 1, "add"), (queue, "X", -5, "add")])
+        assert int(counters.hget(f"COUNTERS:{queue}", "SAI_QUEUE_STAT_BYTES") or 0) == before + 12345  # none applied
+    finally:
+        dbs.close()

@@ -1,0 +1,67 @@
+"""A switch's compiled tables out, and a fabric run's counters in: the client side of syncd_sim's
+``export`` and ``import`` traffic jobs (protocol in ``syncd_sim.fastpath_shell``).
+
+A fabric run (``nos lab traffic run``) needs every switch's tables at one moment: ``export_tables``
+waits until the configuration each switch accepted has reached its ASIC, then asks its syncd_sim for
+its compiled tables; ``import_counters`` gives each switch its share of the run, which its syncd_sim
+adds to its own counters as it does after a run of its own (then ``show``, REST, gNMI and /metrics
+see it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nos.db.connector import Databases
+from nos.db.errors import map_redis_errors
+from nos.schema.dbconfig import STATE_DB
+from nos.traffic.client import applied_first, traffic_client
+from nos.traffic.errors import JobFailed
+
+KIND_EXPORT, KIND_IMPORT = "export", "import"
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One switch's compiled tables (``fastpath.tables.Tables``) and its cable lengths (port -> m)."""
+
+    tables: Any
+    cables: dict[str, float]
+
+
+def export_tables(dbs: Databases, *, timeout_s: float = 30.0) -> Exported:
+    from fastpath.tables_codec import CodecError, decode
+
+    applied_first(dbs)
+    client = traffic_client(dbs)
+    job_id = client.submit({"kind": KIND_EXPORT, "progress": "0"})
+    fields = client.wait(job_id, timeout_s, poll_s=0.01)
+    db = dbs[STATE_DB]
+    raw = db.new_client(decode_responses=False)
+    try:
+        with map_redis_errors(f"get {fields.get('export')}"):
+            data = raw.get(fields.get("export", ""))
+            raw.delete(fields.get("export", ""))
+    finally:
+        raw.close()
+    if not isinstance(data, bytes):
+        raise JobFailed(f"export {job_id}: the tables are gone ({fields.get('export')!r} not found)")
+    try:
+        tables = decode(data)
+        cables = {str(k): float(v) for k, v in json.loads(fields.get("cables", "{}")).items()}
+    except (CodecError, ValueError, AttributeError) as exc:
+        raise JobFailed(f"export {job_id}: {exc}") from None
+    return Exported(tables, cables)
+
+
+def import_counters(dbs: Databases, updates: Sequence[tuple[str, str, int, str]],
+                    watchdog: Sequence[tuple[str, str]] = (), *, timeout_s: float = 30.0) -> int:
+    """Hand ``updates`` ``(oid, stat, value, mode)`` and watchdog events to the switch; how many it applied."""
+    client = traffic_client(dbs)
+    job_id = client.submit({"kind": KIND_IMPORT, "progress": "0",
+                            "updates": json.dumps([list(u) for u in updates]),
+                            "watchdog": json.dumps([list(w) for w in watchdog])})
+    return int(client.wait(job_id, timeout_s, poll_s=0.01).get("applied", "0"))
