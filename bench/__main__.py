@@ -6,9 +6,11 @@ import argparse
 import json
 import statistics
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from bench import boot, db, forward, gnmi, reload, rest, restart, routes, traffic
+from bench import boot, db, forward, gnmi, lab, reload, rest, restart, routes, traffic
 from nos.runtime.redis_server import RedisServer
 
 
@@ -70,12 +72,21 @@ def run_reload(runs: int, sku: str) -> dict[str, object]:
             "applied_seconds": applied, "applied_median": median(applied)}
 
 
+#: Benchmarks that run and print themselves: name -> (run given --runs, report).
+MODULES: dict[str, tuple[Callable[[int], Any], Callable[[Any], None]]] = {
+    "gnmi": (lambda runs: gnmi.run_all(quick=False, repeats=runs), gnmi.report),
+    "rest": (lambda runs: rest.run(repeats=runs), rest.report),
+    "forward": (lambda runs: forward.run(runs=runs), forward.report),
+    "traffic": (traffic.run_all, traffic.report),
+    "lab": (lambda runs: lab.run(runs=min(runs, 3)), lab.report),  # a lab up costs ~20 s of both cores
+}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
-    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "restart", "gnmi", "rest", "forward",
-                                                "traffic"])
+    parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "restart", *MODULES])
     parser.add_argument("--routes", type=int, default=100_000)
     parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
@@ -116,18 +127,10 @@ def main() -> None:
               f"   = {k['reconverge_ratio_median']:.2f}x the load   (target <= 2x)")
         print(f"  routes lost from the ASIC (worst)     {-min(k['dip_min'], 0):>10d}          (target 0)")
         print(f"  programming stood still for       {k['stall_median']:>10.2f} s (restart, replay, APPLY_VIEW)")
-    if args.only in (None, "gnmi"):
-        out["gnmi"] = gnmi.run_all(quick=False, repeats=args.runs)
-        gnmi.report(out["gnmi"])
-    if args.only in (None, "rest"):
-        out["rest"] = rest.run(repeats=args.runs)
-        rest.report(out["rest"])
-    if args.only in (None, "forward"):
-        out["forward"] = forward.run(runs=args.runs)
-        forward.report(out["forward"])
-    if args.only in (None, "traffic"):
-        out["traffic"] = traffic.run_all(args.runs)
-        traffic.report(out["traffic"])
+    for name, (run_bench, report) in MODULES.items():
+        if args.only in (None, name):
+            out[name] = run_bench(args.runs)
+            report(out[name])
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=2) + "\n")
 

@@ -2,6 +2,9 @@
 
 * Compilation is debounced: every applied ASIC_STATE batch marks the tables stale; they are rebuilt
   once the store has been quiet for ``QUIET_S``, and at once when a trace or a traffic run needs them.
+  Nothing is compiled before the first trace, run or export asks for tables: a switch nobody traces
+  (most of a lab's, while it boots) keeps the CPU for programming and never holds the tables' memory
+  (the IPv4 LPM alone is 64 MiB per virtual router); from then on they are kept current.
   A steady stream of changes (a full routing table arriving) is never interrupted by a compile: it would
   take the CPU that programming needs, for tables nobody has asked for yet. The new ``Tables`` replaces
   the old in one assignment.
@@ -160,7 +163,7 @@ class FastPathShell:
         self.last_change = time.monotonic()
 
     def tick(self) -> None:
-        if self.stale and time.monotonic() - self.last_change >= QUIET_S:
+        if self.tables is not None and self.stale and time.monotonic() - self.last_change >= QUIET_S:
             self.current()
         self._next_job()
 
