@@ -37,7 +37,7 @@ from nos.traffic.errors import ConfigNotApplied, JobFailed, JobTimeout, SwitchNo
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 JOB_TTL_S = 3600
 TRACE_TTL_S = 60
-POLL_S = 0.05
+POLL_S = 0.01  # a hash read per poll: cheap, and a run of 0.1 s is not kept waiting for the next one
 APPLIED_TIMEOUT_S = 30.0  # how long a run or trace waits for the configuration to reach the ASIC
 
 
