@@ -57,6 +57,7 @@ def lab_status(lab: LabDir) -> dict[str, Any]:
         own = statuses[name]
         endpoints = (own.get("endpoints") or info.get("endpoints") or {}) if own["state"] != "down" else {}
         rows.append({"node": name, "role": info.get("role", ""), "state": own["state"], "ready": own["ready"],
+                     "restarts": info.get("restarts", 0),
                      "run_dir": info["run_dir"], **{k: endpoints.get(k, "") for k in ENDPOINT_NAMES}})
     lab_state = state.get("state", "down") if pid is not None else ("failed" if state.get("state") == "failed"
                                                                       else "down")

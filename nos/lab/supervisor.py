@@ -46,6 +46,8 @@ log = logging.getLogger("nos.lab")
 BOOT_TIMEOUT_S = float(os.environ.get("NOS_LAB_BOOT_TIMEOUT", "120"))  # seconds for every switch to be ready
 LINK_POLL_S = 0.1
 STOP_TIMEOUT_S = 30.0
+STABLE_S = 60.0        # a switch up this long that dies is restarted after 1 s again
+MAX_BACKOFF_S = 30.0
 DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
 PORT_TABLE = "PORT_TABLE"
 
@@ -72,6 +74,10 @@ class LabSupervisor:
         self.dbs: dict[str, Databases] = {}
         self.stop_event = threading.Event()
         self.state: dict[str, Any] = {}
+        self.started_at: dict[str, float] = {}    # when each switch was last seen ready
+        self.backoff: dict[str, float] = {}
+        self.restart_at: dict[str, float] = {}
+        self.restarts: dict[str, int] = {}
 
     # -- boot -----------------------------------------------------------------------------------
     def _write(self, **changes: Any) -> None:
@@ -113,6 +119,7 @@ class LabSupervisor:
                 if boot.get("state") == "ready" and boot.get("pid") == child.pid:
                     waiting.discard(name)
                     self.dbs[name] = Databases(boot["endpoints"]["redis"])
+                    self.started_at[name] = time.monotonic()
                     self._write(nodes={**self.state["nodes"],
                                        name: {**self.state["nodes"][name], "endpoints": boot["endpoints"],
                                               "boot_seconds": boot.get("boot_seconds")}})
@@ -196,15 +203,40 @@ class LabSupervisor:
 
     # -- run and stop ---------------------------------------------------------------------------
     def supervise(self) -> None:
-        """Keep the links until stopped; a switch that exits makes its links dark at the peers."""
+        """Keep the links until stopped. A switch that exits is dark at its peers at once and started
+        again (its saved state comes back from its run dir, as a rebooted switch's does) after a
+        back-off of 1 s, doubling to ``MAX_BACKOFF_S`` while it keeps dying within ``STABLE_S``."""
         while not self.stop_event.wait(LINK_POLL_S):
-            for name, child in self.children.items():
-                if child.poll() is not None and name in self.dbs:
-                    log.error("lab.switch_exited node=%s status=%s", name, child.returncode)
-                    self.dbs.pop(name).close()
-                    self._write(nodes={**self.state["nodes"], name: {**self.state["nodes"][name], "exited":
-                                                                     child.returncode}})
+            for name in list(self.children):
+                self._watch(name)
             self.sync_links()
+
+    def _node(self, name: str, **changes: Any) -> None:
+        self._write(nodes={**self.state["nodes"], name: {**self.state["nodes"][name], **changes}})
+
+    def _watch(self, name: str) -> None:
+        child, now = self.children[name], time.monotonic()
+        if child.poll() is not None and name in self.dbs:   # it just died
+            log.error("lab.switch_exited node=%s status=%s", name, child.returncode)
+            self.dbs.pop(name).close()
+            stable = now - self.started_at.get(name, 0.0) >= STABLE_S
+            self.backoff[name] = 1.0 if stable else min(MAX_BACKOFF_S, self.backoff.get(name, 0.5) * 2)
+            self.restart_at[name] = now + self.backoff[name]
+            self._node(name, state="restarting", exited=child.returncode, restarts=self.restarts.get(name, 0))
+        elif child.poll() is not None and now >= self.restart_at.get(name, now):
+            self.restart_at[name] = now + MAX_BACKOFF_S  # until it is seen booting or dead again
+            self.restarts[name] = self.restarts.get(name, 0) + 1
+            log.info("lab.switch_restart node=%s restart=%d", name, self.restarts[name])
+            self.lab.run_dir(name).boot_file.unlink(missing_ok=True)
+            self.children[name] = procs.spawn(switch_argv(self.lab, name), env={**os.environ, DETACHED_ENV: "1"},
+                                              log_path=self.lab.path / "logs" / f"{name}.log")
+        elif child.poll() is None and name not in self.dbs:  # restarted: ready yet?
+            boot = self.lab.run_dir(name).boot_state() or {}
+            if boot.get("state") == "ready" and boot.get("pid") == child.pid:
+                self.dbs[name] = Databases(boot["endpoints"]["redis"])
+                self.started_at[name] = now
+                self._node(name, state="running", endpoints=boot["endpoints"], restarts=self.restarts.get(name, 0))
+                log.info("lab.switch_back node=%s", name)
 
     def shutdown(self) -> None:
         if self.state.get("state") not in ("failed", None):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,6 +92,24 @@ def test_an_admin_down_port_darkens_the_far_end(lab: dict[str, object]) -> None:
     finally:
         nos("--node", "leaf2", "config", "interface", "startup", "Ethernet508")
     wait_until(lambda: _carrier(status, "leaf1", "Ethernet508") == "up", timeout=10)
+
+
+def test_a_killed_switch_is_dark_at_its_peer_and_comes_back(labs_dir: Path, lab: dict[str, object]) -> None:
+    status = lab["status"]
+    state = json.loads((labs_dir / "two-leaves" / "lab.json").read_text())
+    leaf2 = json.loads((Path(state["nodes"]["leaf2"]["run_dir"]) / "boot.json").read_text())["pid"]
+    os.kill(leaf2, signal.SIGKILL)
+    wait_until(lambda: _carrier(status, "leaf1", "Ethernet508") == "down", timeout=10)
+
+    def back() -> bool:
+        doc = json.loads(nos("lab", "status", "--json", check=False).stdout)
+        node = next(n for n in doc["nodes"] if n["node"] == "leaf2")
+        return bool(doc["ready"] and node["restarts"] == 1)
+
+    wait_until(back, timeout=90, interval=0.5)
+    wait_until(lambda: _carrier(status, "leaf1", "Ethernet508") == "up", timeout=10)
+    out = nos("--node", "leaf2", "show", "runningconfiguration", "all").stdout
+    assert json.loads(out)["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf2"
 
 
 def test_lab_down_stops_every_process(labs_dir: Path, lab: dict[str, object]) -> None:
