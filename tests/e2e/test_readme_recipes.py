@@ -63,8 +63,6 @@ STAND_INS = {
 #: Recipes that are never run here, and why.
 NOT_RUN = {
     "make test": "runs the whole test suite (about 25 minutes); CI runs it",
-    "nos up --config leaf1.json --run-dir ~/.nos/leaf1": "a second switch on the README's default ports; "
-        "tests/e2e/test_lab_config.py boots lab switches from their generated configs",
 }
 #: Recipes run only when their tool is installed; otherwise the same request is made from Python.
 NEEDS_TOOL = {
