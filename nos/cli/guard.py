@@ -17,9 +17,6 @@ from typing import Any
 
 import click
 
-from nos.config.errors import ConfigFileError, ConfigValidationError
-from nos.db.errors import DbError
-
 DEBUG_ENV = "NOS_DEBUG"
 
 _OS_REASONS = {
@@ -44,6 +41,9 @@ def os_reason(exc: OSError) -> str:
 
 def describe(exc: BaseException) -> str:
     """One line saying what went wrong (see the module docstring)."""
+    from nos.config.errors import ConfigFileError, ConfigValidationError  # here: a command's own imports
+    from nos.db.errors import DbError  # only are paid at its start
+
     if isinstance(exc, OSError):
         return f"{exc.filename}: {os_reason(exc)}" if exc.filename is not None else f"{os_reason(exc)} ({exc})"
     if isinstance(exc, DbError):
