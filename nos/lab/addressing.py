@@ -38,10 +38,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from nos.config.files import read_config_file
+from nos.intent.roce import plan as roce_plan
 from nos.lab.model import Endpoint, Host, Topology, router_mac
 from nos.platform.sku import load_sku
 from nos.schema import tables as t
 from nos.schema.config import Config, Row, Value
+from nos.schema.config.roce import ROCE_KEY
+from nos.schema.tables import CFG_ROCE_TABLE_NAME
 
 LINK_POOL = ipaddress.IPv4Network("10.0.0.0/16")
 LOOPBACK_POOL = ipaddress.IPv4Network("10.255.0.0/16")
@@ -217,8 +220,13 @@ def merge_config(base: Config, *overlays: Mapping[str, Mapping[str, Row]]) -> Co
 
 
 def startup_config(topo: Topology, node_name: str, plan: LabPlan) -> Config:
-    """The config_db.json ``node_name`` boots with: SKU default + the plan + its own startup-config."""
+    """The config_db.json ``node_name`` boots with: SKU default + the plan + its own startup-config, and,
+    for a node with ``roce``, the RoCE intent expanded into its buffer, QoS and PFC tables (the plan
+    ``nos config roce enable`` writes; a ``ROCE`` row in its own startup-config takes precedence)."""
     node = topo.node(node_name)
     base: Config = load_sku(node.sku).default_config()
     own = read_config_file(node.startup_config) if node.startup_config is not None else {}
-    return merge_config(base, plan.configs[node_name], own)
+    merged = merge_config(base, plan.configs[node_name], own)
+    if node.roce or CFG_ROCE_TABLE_NAME in own:
+        merged = roce_plan({**merged, CFG_ROCE_TABLE_NAME: merged.get(CFG_ROCE_TABLE_NAME) or {ROCE_KEY: {}}})
+    return merged

@@ -63,7 +63,7 @@ class Resolver:
                 self.problems.add(node.where, "a host node needs a link to a switch port")
         for group in self.specs.groups:
             self._group(group)
-        switches = tuple(Node(n.name, n.kind, n.sku, n.role, n.startup_config)
+        switches = tuple(Node(n.name, n.kind, n.sku, n.role, n.startup_config, n.roce)
                          for n in self.nodes.values() if n.is_switch)
         hosts = resolve_addresses(switches, self.hosts, self.problems)
         self._distinct_names()

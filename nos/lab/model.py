@@ -59,13 +59,15 @@ class Link:
 
 @dataclass(frozen=True)
 class Node:
-    """A switch of the lab. ``role`` is as written (empty: inferred by ``nos.lab.addressing``)."""
+    """A switch of the lab. ``role`` is as written (empty: inferred by ``nos.lab.addressing``);
+    ``roce``: the RoCE intent (``ROCE|global``, as ``nos config roce enable``) is on in its config."""
 
     name: str
     kind: str = DEFAULT_KIND
     sku: str = DEFAULT_SKU
     role: str = ""
     startup_config: Path | None = None
+    roce: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from nos.traffic.units import parse_length, parse_rate
 
 TOP_KEYS = frozenset({"name", "topology"})
 TOPOLOGY_KEYS = frozenset({"defaults", "nodes", "links", "hosts"})
-DEFAULT_KEYS = frozenset({"kind", "sku"})
-SWITCH_NODE_KEYS = frozenset({"kind", "sku", "role", "startup-config"})
+DEFAULT_KEYS = frozenset({"kind", "sku", "roce"})
+SWITCH_NODE_KEYS = frozenset({"kind", "sku", "role", "startup-config", "roce"})
 HOST_NODE_KEYS = frozenset({"kind", "speed", "mac", "ip", "gateway"})
 LINK_KEYS = frozenset({"endpoints", "cable"})
 HOST_KEYS = frozenset({"name", "node", "ports", "speed", "mac", "ip", "gateway", "cable"})
@@ -56,6 +56,7 @@ class NodeSpec:
     sku: str = DEFAULT_SKU
     role: str = ""
     startup_config: Path | None = None
+    roce: bool = False
     host: dict[str, Any] = field(default_factory=dict)   # speed/mac/ip/gateway of a host node
 
     @property
@@ -189,15 +190,23 @@ def parse_value(key: str, value: object, where: str, problems: Problems) -> obje
     return None
 
 
-def _defaults(raw: Mapping[str, Any], problems: Problems) -> tuple[str, str]:
+def _flag(value: object, where: str, problems: Problems) -> bool:
+    if not isinstance(value, bool):
+        problems.add(where, f"{value!r} is not true or false")
+        return False
+    return value
+
+
+def _defaults(raw: Mapping[str, Any], problems: Problems) -> tuple[str, str, bool]:
     data = _mapping(raw.get("defaults"), "topology.defaults", problems) or {}
     _keys(data, DEFAULT_KEYS, "topology.defaults", problems)
     kind = _text(data.get("kind", DEFAULT_KIND), "topology.defaults.kind", problems) or DEFAULT_KIND
     sku = _text(data.get("sku", DEFAULT_SKU), "topology.defaults.sku", problems) or DEFAULT_SKU
-    return kind, sku
+    return kind, sku, _flag(data.get("roce", False), "topology.defaults.roce", problems)
 
 
-def _node(name: object, raw: object, defaults: tuple[str, str], base_dir: Path, problems: Problems) -> NodeSpec | None:
+def _node(name: object, raw: object, defaults: tuple[str, str, bool], base_dir: Path,
+          problems: Problems) -> NodeSpec | None:
     where = f"topology.nodes.{name}"
     if not isinstance(name, str) or not NAME.match(name):
         problems.add(where, "a node name starts with a letter and holds letters, digits, _ . - (no ':')")
@@ -221,6 +230,7 @@ def _node(name: object, raw: object, defaults: tuple[str, str], base_dir: Path, 
     if role and role not in ROLES:
         problems.add(f"{where}.role", f"unknown role {role!r} (known: {', '.join(sorted(ROLES))})")
     spec.role = role if role in ROLES else ""
+    spec.roce = _flag(data.get("roce", defaults[2]), f"{where}.roce", problems)
     if "startup-config" in data:
         text = _text(data["startup-config"], f"{where}.startup-config", problems)
         path = (base_dir / text) if text else None

@@ -128,3 +128,23 @@ def test_node_startup_config_is_merged_last(tmp_path: Path) -> None:
     assert config["DEVICE_METADATA"]["localhost"]["bgp_asn"] == "64999"
     assert config["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf1"
     assert config["PORT"]["Ethernet0"]["mtu"] == "4200" and config["PORT"]["Ethernet0"]["admin_status"] == "up"
+
+
+def test_roce_nodes_boot_with_the_intent_expanded(leaf_spine: tuple[Topology, LabPlan]) -> None:
+    topo, lab = leaf_spine
+    assert all(n.roce for n in topo.nodes)  # the ready-made lab turns it on in its defaults
+    config = startup_config(topo, "spine1", lab)
+    assert config["ROCE"] == {"global": {}}
+    qos = config["PORT_QOS_MAP"]["Ethernet0"]
+    assert qos["dscp_to_tc_map"] == "ROCE" and qos["pfc_enable"] == "3"
+
+
+def test_roce_must_be_true_or_false(tmp_path: Path) -> None:
+    from nos.lab.topology import TopologyError
+
+    lab = tmp_path / "lab.yaml"
+    lab.write_text("name: x\ntopology:\n  defaults: {roce: yes please}\n  nodes:\n    a: {roce: 1}\n")
+    with pytest.raises(TopologyError) as err:
+        load_topology(lab)
+    assert "topology.defaults.roce: 'yes please' is not true or false" in str(err.value)
+    assert "topology.nodes.a.roce: 1 is not true or false" in str(err.value)
