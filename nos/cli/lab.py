@@ -21,7 +21,7 @@ import click
 from nos.cli.common import fail, json_option, print_json, print_table
 from nos.db.connector import Databases
 from nos.db.table import Table
-from nos.lab.addressing import LabPlan, plan, role_of, startup_config
+from nos.lab.addressing import LabPlan, plan, role_of, startup_config, startup_configs
 from nos.lab.labdir import LabDir, LabNotFound, find_lab
 from nos.lab.links import LINK_TABLE, find_link, link_id
 from nos.lab.status import lab_status, lab_topology
@@ -32,10 +32,12 @@ EXIT_INVALID = 2
 
 
 def _load(path: Path) -> Topology:
-    """The topology at ``path``, or exit 2 with every problem listed."""
+    """The topology at ``path``, or exit 2 with every problem listed (its switches' generated configs
+    included: each must be one ``nos up`` boots)."""
     try:
         topo = load_topology(path)
         check_fits(topo)
+        startup_configs(topo, plan(topo))
     except TopologyError as exc:
         fail(str(exc), code=EXIT_INVALID)
     return topo

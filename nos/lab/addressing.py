@@ -21,6 +21,8 @@ Everything is written as SONiC CONFIG_DB tables, so a user sees (and may overrid
   ``VLAN|Vlan1000`` with ``VLAN_INTERFACE|Vlan1000|<gateway>/<len>`` (subnets and host addresses were
   resolved with the topology: leaf k gets ``10.<k+1>.0.0/24`` unless its hosts say otherwise), and
   ``NEIGH|Vlan1000|<host ip>`` {neigh: host MAC} per host.
+* **Cables**: ``CABLE_LENGTH|AZURE`` gets each linked and host port's cable length from the topology
+  (default 5 m), so buffer headroom and cable delay are the lab's.
 * **Routes**: :func:`static_routes` (replaceable by a BGP speaker later): every switch gets a
   ``STATIC_ROUTE|<prefix>`` {nexthop, ifname: aligned comma lists} for every host subnet and loopback
   not its own, over all shortest paths (breadth-first search over the switch graph, hop count; ECMP =
@@ -37,8 +39,12 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from nos.config.errors import ConfigFileError
 from nos.config.files import read_config_file
+from nos.config.validate import validate_config
 from nos.intent.roce import plan as roce_plan
+from nos.intent.roce.model import IntentError
+from nos.lab.errors import TopologyError
 from nos.lab.model import Endpoint, Host, Topology, router_mac
 from nos.platform.sku import load_sku
 from nos.schema import tables as t
@@ -163,6 +169,9 @@ def static_routes(topo: Topology, addressing: Addressing) -> dict[str, dict[str,
     return routes
 
 
+CABLE_KEY = "AZURE"  # SONiC's CABLE_LENGTH row
+
+
 def _add(tables: Tables, table: str, key: str, row: Mapping[str, Value] | None = None) -> None:
     tables.setdefault(table, {})[key] = dict(row or {})
 
@@ -185,6 +194,10 @@ def _node_tables(topo: Topology, node: str, addr: Addressing, routes: Mapping[st
     hosts = topo.hosts_on(node)
     if hosts:
         _host_tables(tables, hosts, addr.gateway[node])
+    cables = {(link.a if link.a.node == node else link.b).port: link.cable_m for link in topo.links_of(node)}
+    cables.update({host.port: host.cable_m for host in hosts})
+    if cables:  # what the buffer headroom and the traffic model's cable delay are computed from
+        _add(tables, t.CFG_PORT_CABLE_LEN_TABLE_NAME, CABLE_KEY, {port: f"{m:g}m" for port, m in cables.items()})
     for prefix, row in routes.items():
         _add(tables, t.CFG_STATIC_ROUTE_TABLE_NAME, prefix, row)
     return tables
@@ -217,6 +230,29 @@ def merge_config(base: Config, *overlays: Mapping[str, Mapping[str, Row]]) -> Co
             for key, row in rows.items():
                 target.setdefault(key, {}).update(row)
     return out
+
+
+def startup_configs(topo: Topology, lab_plan: LabPlan) -> dict[str, Config]:
+    """Every switch's startup config, each validated as ``nos up`` would; TopologyError naming every
+    switch whose config cannot boot (its startup-config file, a RoCE intent its cables or SKU cannot
+    give) and why."""
+    configs: dict[str, Config] = {}
+    problems: list[str] = []
+    for node in topo.switches():
+        where = f"topology.nodes.{node.name}"
+        try:
+            config = startup_config(topo, node.name, lab_plan)
+        except IntentError as exc:
+            problems += [f"{where}.roce: {e}" for e in exc.errors]
+            continue
+        except ConfigFileError as exc:
+            problems.append(f"{where}.startup-config: {exc}")
+            continue
+        problems += [f"{where}: {e}" for e in validate_config(config).errors]
+        configs[node.name] = config
+    if problems:
+        raise TopologyError(problems, topo.name)
+    return configs
 
 
 def startup_config(topo: Topology, node_name: str, plan: LabPlan) -> Config:

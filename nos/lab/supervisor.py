@@ -32,7 +32,7 @@ from redis import RedisError
 from nos.db.connector import Databases
 from nos.db.errors import DbError
 from nos.db.table import Table
-from nos.lab.addressing import plan, role_of, startup_config
+from nos.lab.addressing import plan, role_of, startup_configs
 from nos.lab.labdir import LabDir
 from nos.lab.links import LINK_TABLE, PortLink, cabled_ports, carriers
 from nos.lab.model import Endpoint, Topology
@@ -91,9 +91,8 @@ class LabSupervisor:
                     started_at=time.time(), nodes={name: {"role": role_of(self.topo, name),
                                                            "run_dir": str(self.lab.run_dir(name).path)}
                                                     for name in switches})
-        lab_plan = plan(self.topo)
-        for name in switches:
-            write_json_atomic(self.lab.config_file(name), startup_config(self.topo, name, lab_plan))
+        for name, config in startup_configs(self.topo, plan(self.topo)).items():
+            write_json_atomic(self.lab.config_file(name), config)
         self.lab.log_file.parent.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, DETACHED_ENV: "1"}
         for name in switches:
@@ -268,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         topo = load_topology(source)
         check_fits(topo)
+        startup_configs(topo, plan(topo))
     except TopologyError as exc:
         lab.write_state({"name": lab.name, "state": "failed", "pid": os.getpid(), "error": str(exc)})
         return 2

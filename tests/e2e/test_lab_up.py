@@ -94,6 +94,20 @@ def test_an_admin_down_port_darkens_the_far_end(lab: dict[str, object]) -> None:
     wait_until(lambda: _carrier(status, "leaf1", "Ethernet508") == "up", timeout=10)
 
 
+def test_every_switch_gives_its_tables_at_once(labs_dir: Path, lab: dict[str, object]) -> None:
+    from nos.lab.exchange import LabExchangeError, export_all, import_all
+
+    nodes = json.loads((labs_dir / "two-leaves" / "lab.json").read_text())["nodes"]
+    exported = export_all(nodes)
+    assert sorted(exported) == ["leaf1", "leaf2"]
+    leaf1 = exported["leaf1"].tables
+    assert leaf1.ports.n == 128 and leaf1.l3.switch_mac != exported["leaf2"].tables.l3.switch_mac
+    assert exported["leaf1"].cables.get("Ethernet508") == 40.0  # the topology's cable for the peer link
+    assert import_all(nodes, {"leaf1": [], "leaf2": []}) == {"leaf1": 0, "leaf2": 0}
+    with pytest.raises(LabExchangeError, match="leaf9: not running"):
+        export_all({**nodes, "leaf9": {}})
+
+
 def test_a_killed_switch_is_dark_at_its_peer_and_comes_back(labs_dir: Path, lab: dict[str, object]) -> None:
     status = lab["status"]
     state = json.loads((labs_dir / "two-leaves" / "lab.json").read_text())

@@ -148,3 +148,26 @@ def test_roce_must_be_true_or_false(tmp_path: Path) -> None:
         load_topology(lab)
     assert "topology.defaults.roce: 'yes please' is not true or false" in str(err.value)
     assert "topology.nodes.a.roce: 1 is not true or false" in str(err.value)
+
+
+def test_cable_lengths_come_from_the_topology() -> None:
+    topo = load_topology(LABS / "two-leaves.yaml")
+    config = startup_config(topo, "leaf1", plan(topo))
+    cables = config["CABLE_LENGTH"]["AZURE"]
+    assert cables["Ethernet508"] == "40m"    # the peer link's cable: 40m
+    assert cables["Ethernet0"] == "5m"       # a host port: the default
+    assert cables["Ethernet200"] == "5m"     # an unused port keeps the SKU's
+
+
+def test_a_switch_whose_config_cannot_boot_is_named(tmp_path: Path) -> None:
+    from nos.lab.addressing import startup_configs
+    from nos.lab.topology import TopologyError
+
+    lab = tmp_path / "lab.yaml"
+    lab.write_text("name: x\ntopology:\n  defaults: {roce: true}\n  nodes:\n    a: {}\n    b: {}\n"
+                   "  links:\n    - {endpoints: ['a:Ethernet0', 'b:Ethernet0'], cable: 3m}\n")
+    topo = load_topology(lab)
+    with pytest.raises(TopologyError) as err:
+        startup_configs(topo, plan(topo))
+    text = str(err.value)
+    assert "topology.nodes.a.roce:" in text and "topology.nodes.b.roce:" in text and "3m" in text

@@ -74,7 +74,7 @@ def test_leaf_spine_loads() -> None:
 def test_two_leaves_loads_both_host_styles() -> None:
     topo = load_topology(LABS / "two-leaves.yaml")
     assert [n.name for n in topo.nodes] == ["leaf1", "leaf2"]
-    assert topo.links == (Link(Endpoint("leaf1", "Ethernet508"), Endpoint("leaf2", "Ethernet508"), 3.0),)
+    assert topo.links == (Link(Endpoint("leaf1", "Ethernet508"), Endpoint("leaf2", "Ethernet508"), 40.0),)
     srv1 = next(h for h in topo.hosts if h.name == "srv1")
     assert (srv1.node, srv1.port, srv1.mac, srv1.ip, srv1.prefix_len) == (
         "leaf2", "Ethernet0", "02:00:00:00:10:01", "10.2.0.10", 24)
