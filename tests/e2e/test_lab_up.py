@@ -146,3 +146,15 @@ def test_a_lab_that_cannot_get_ready_stops_what_it_started(labs_dir: Path, monke
     wait_until(lambda: not pid_alive(state["pid"]), timeout=60)
     boots = [json.loads((Path(n["run_dir"]) / "boot.json").read_text()) for n in state["nodes"].values()]
     assert not [b["pid"] for b in boots if pid_alive(b["pid"])]
+
+
+def test_a_killed_lab_leaves_nothing_running(labs_dir: Path) -> None:
+    nos("lab", "up", str(LABS / "two-leaves.yaml"), timeout=200)
+    state = json.loads((labs_dir / "two-leaves" / "lab.json").read_text())
+    switches = [json.loads((Path(n["run_dir"]) / "boot.json").read_text())["pid"] for n in state["nodes"].values()]
+    os.kill(state["pid"], signal.SIGKILL)
+    wait_until(lambda: not [p for p in switches if pid_alive(p)], timeout=60, interval=0.2)
+    assert nos("lab", "status", "--lab", "two-leaves", check=False).returncode == 1
+    again = nos("lab", "up", str(LABS / "two-leaves.yaml"), timeout=200)  # the stale lab is no obstacle
+    assert "ready" in again.stdout
+    nos("lab", "down", timeout=90)
