@@ -1,0 +1,103 @@
+"""A link going dark on one real switch (issue 17): leaf1 of configs/labs/leaf-spine.yaml boots from its
+generated config with 10.2.0.0/24 over both spines (10.0.0.1 via Ethernet248, 10.0.0.3 via
+Ethernet252). A lab's STATE_DB ``NOS_LINK_TABLE|Ethernet248`` carrier down takes the port oper down
+(APPL_DB and STATE_DB PORT_TABLE), its next hop out of the ECMP group in ASIC_DB, and every traced flow
+to the other spine; carrier up (or no row) puts it all back."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nos.db.connector import Databases
+from nos.traffic.client import trace_packet
+from tests.conftest import wait_until
+from tests.e2e.conftest import RunningSwitch, nos, start_switch
+
+pytestmark = pytest.mark.e2e
+LAB = Path(__file__).resolve().parents[2] / "configs" / "labs" / "leaf-spine.yaml"
+PREFIX = "10.2.0.0/24"
+DARK, LIT = "Ethernet248", "Ethernet252"
+BOTH = {"10.0.0.1", "10.0.0.3"}  # spine1 over Ethernet248, spine2 over Ethernet252
+ROW = f"NOS_LINK_TABLE|{DARK}"
+FLOWS = range(49152, 49152 + 24)  # UDP source ports: enough flows to hash onto both members
+
+
+@pytest.fixture(scope="module")
+def leaf1(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningSwitch]:
+    base = tmp_path_factory.mktemp("links")
+    nos("lab", "config", str(LAB), "leaf1", "-o", str(base / "leaf1.json"))
+    sw = start_switch(base / "leaf1", "--gnmi-port", "0", "--config", str(base / "leaf1.json"))
+    try:
+        wait_until(lambda: group_members(sw) == BOTH, timeout=30)
+        yield sw
+    finally:
+        sw.close()
+        nos("down", "--run-dir", str(sw.run_dir), check=False)
+
+
+def group_members(sw: RunningSwitch) -> set[str] | None:
+    """The next-hop IPs of the ECMP group that ASIC_DB's route to PREFIX points at (None: no such route/group)."""
+    asic = sw.db(1)
+    routes = [k for k in asic.scan_iter("ASIC_STATE:SAI_OBJECT_TYPE_ROUTE_ENTRY:*", count=1000)
+              if json.loads(k.split(":", 2)[2])["dest"] == PREFIX]
+    group = asic.hget(routes[0], "SAI_ROUTE_ENTRY_ATTR_NEXT_HOP_ID") if routes else None
+    if not group or not asic.exists(f"ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP_GROUP:{group}"):
+        return None
+    ips = set()
+    for key in asic.scan_iter("ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP_GROUP_MEMBER:*", count=1000):
+        member = asic.hgetall(key)
+        if member.get("SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_GROUP_ID") == group:
+            nh = member["SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_ID"]
+            ips.add(asic.hget(f"ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP:{nh}", "SAI_NEXT_HOP_ATTR_IP"))
+    return ips
+
+
+def oper(sw: RunningSwitch, port: str) -> tuple[str | None, str | None]:
+    """(APPL_DB PORT_TABLE oper_status, STATE_DB PORT_TABLE netdev_oper_status) of ``port``."""
+    return sw.db(0).hget(f"PORT_TABLE:{port}", "oper_status"), sw.db(6).hget(f"PORT_TABLE|{port}", "netdev_oper_status")
+
+
+def egress_ports(sw: RunningSwitch) -> set[str]:
+    """Where the traced flows from a host (Ethernet0) to leaf2's subnet leave; a dropped flow counts as its reason."""
+    dbs = Databases(sw.endpoints["redis"])
+    try:
+        out = set()
+        for sport in FLOWS:
+            result = trace_packet(dbs, {"in_port": "Ethernet0", "dst_ip": "10.2.0.3", "ip_proto": 17,
+                                        "l4_src": sport, "l4_dst": 4791})["result"]
+            out.add(result["egress_port"] if result["action"] == "forward" else f"drop:{result['drop_reason']}")
+        return out
+    finally:
+        dbs.close()
+
+
+def test_carrier_down_takes_the_port_and_its_next_hop_out_of_the_ecmp_group(leaf1: RunningSwitch) -> None:
+    assert egress_ports(leaf1) == {DARK, LIT}  # both spines carry some of the flows
+    leaf1.db(6).hset(ROW, mapping={"peer": "spine1:Ethernet0", "carrier": "down"})
+    try:
+        wait_until(lambda: oper(leaf1, DARK) == ("down", "down"), timeout=10)
+        assert oper(leaf1, LIT) == ("up", "up")
+        wait_until(lambda: group_members(leaf1) == {"10.0.0.3"}, timeout=10)
+        assert egress_ports(leaf1) == {LIT}  # none dropped: the dark port is no member any more
+        trace = json.loads(leaf1.nos("trace", "packet", "--json", "--in-port", "Ethernet0",
+                                     "--dst-ip", "10.2.0.3").stdout)
+        assert trace["result"]["egress_port"] == LIT
+        [shown] = json.loads(leaf1.nos("show", "interfaces", "status", DARK, "--json").stdout)
+        assert (shown["interface"], shown["admin"], shown["oper"]) == (DARK, "up", "down")
+    finally:
+        leaf1.db(6).hset(ROW, "carrier", "up")
+        wait_until(lambda: group_members(leaf1) == BOTH, timeout=10)
+
+
+def test_carrier_up_or_no_row_puts_the_member_back(leaf1: RunningSwitch) -> None:
+    for restore in (lambda: leaf1.db(6).hset(ROW, "carrier", "up"), lambda: leaf1.db(6).delete(ROW)):
+        leaf1.db(6).hset(ROW, mapping={"peer": "spine1:Ethernet0", "carrier": "down"})
+        wait_until(lambda: group_members(leaf1) == {"10.0.0.3"}, timeout=10)
+        restore()
+        wait_until(lambda: oper(leaf1, DARK) == ("up", "up"), timeout=10)
+        wait_until(lambda: group_members(leaf1) == BOTH, timeout=10)
+        assert egress_ports(leaf1) == {DARK, LIT}
