@@ -2,7 +2,8 @@
 generated config with 10.2.0.0/24 over both spines (10.0.0.1 via Ethernet248, 10.0.0.3 via
 Ethernet252). A lab's STATE_DB ``NOS_LINK_TABLE|Ethernet248`` carrier down takes the port oper down
 (APPL_DB and STATE_DB PORT_TABLE), its next hop out of the ECMP group in ASIC_DB, and every traced flow
-to the other spine; carrier up (or no row) puts it all back."""
+to the other spine; carrier up (or no row) puts it all back. With both uplinks dark the route keeps its
+(empty) group and the ASIC drops, as SONiC's routeorch leaves it."""
 
 from __future__ import annotations
 
@@ -101,3 +102,19 @@ def test_carrier_up_or_no_row_puts_the_member_back(leaf1: RunningSwitch) -> None
         wait_until(lambda: oper(leaf1, DARK) == ("up", "up"), timeout=10)
         wait_until(lambda: group_members(leaf1) == BOTH, timeout=10)
         assert egress_ports(leaf1) == {DARK, LIT}
+
+
+def test_with_both_uplinks_dark_the_route_keeps_its_empty_group_and_drops(leaf1: RunningSwitch) -> None:
+    """routeorch invalidnexthopinNextHopGroup: every member withdrawn, the route still points at its group
+    (no fallback asked for), so the ASIC drops; the members come back with the light."""
+    db = leaf1.db(6)
+    for port, peer in ((DARK, "spine1:Ethernet0"), (LIT, "spine2:Ethernet0")):
+        db.hset(f"NOS_LINK_TABLE|{port}", mapping={"peer": peer, "carrier": "down"})
+    try:
+        wait_until(lambda: group_members(leaf1) == set(), timeout=10)
+        assert egress_ports(leaf1) == {"drop:ecmp_group_empty"}
+    finally:
+        for port in (DARK, LIT):
+            db.hset(f"NOS_LINK_TABLE|{port}", "carrier", "up")
+    wait_until(lambda: group_members(leaf1) == BOTH, timeout=10)
+    assert egress_ports(leaf1) == {DARK, LIT}
