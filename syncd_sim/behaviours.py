@@ -127,6 +127,7 @@ class AsicBehaviour(Hooks):
         if obj.object_type is T.SWITCH:
             return self._switch_builtins(store, obj)
         if obj.object_type is T.PORT:
+            self.name_by_lanes(obj)
             self._set_oper(obj.object_id, obj.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true", initial=True)
             inherited = self.inherited.take_children(obj) if self.inherited is not None else None
             return inherited if inherited is not None else self._port_children(store, obj.object_id)
@@ -142,6 +143,13 @@ class AsicBehaviour(Hooks):
             return
         self.names[port.object_id] = found[1]
         self._set_oper(port.object_id, _admin_up(port))
+
+    def name_by_lanes(self, port: SaiObject) -> None:
+        """Until its host interface names it, a port is known by the name the SKU gives its first lane."""
+        lanes = [int(x) for x in parse_list(port.attrs.get(LANES, "")) if x.isdigit()]
+        name = self.platform.lane_names.get(min(lanes)) if lanes else None
+        if name is not None:
+            self.names.setdefault(port.object_id, name)
 
     def carrier_changed(self, store: ObjectStore, name: str) -> bool:
         """The carrier of ``name`` changed (``carriers`` already says so): recompute the oper status of the

@@ -9,18 +9,21 @@ Model (stated simplifications):
   informational), which a lab writes for its cabled ports. A port without a row has carrier up: a
   switch on its own behaves as if every port had a live link partner.
 * A row names the port as its netdev, i.e. the ``SAI_HOSTIF_ATTR_NAME`` of the NETDEV host interface
-  whose ``SAI_HOSTIF_ATTR_OBJ_ID`` is the port (the ASIC knows no other name for a port). A port
-  therefore has carrier up until its host interface exists: a port created admin up whose row says
-  down is up from its creation until its host interface is created (orchagent creates it right after
-  the port), then down. A row for a name no port has (yet) is kept, and applies to the port whose host
-  interface later takes that name; a port keeps its name until it is removed.
+  whose ``SAI_HOSTIF_ATTR_OBJ_ID`` is the port. Orchagent creates that host interface only after the
+  port, so from its creation until then a port is known by the name the SKU gives its first lane
+  (``names_by_first_lane``: a cage's port, or a breakout child ``Ethernet<cage + lane offset>``, as
+  SONiC names them); the host interface's name then wins. A port of a SKU-less switch, or on lanes
+  the SKU does not list, has no name, hence carrier up, until its host interface exists. A row for a
+  name no port has (yet) is kept, and applies to the port that later takes that name; a port keeps
+  its name until it is removed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from nos.platform.breakout import PORT_PREFIX, port_number
 from nos.schema.tables import CARRIER_DOWN, CARRIER_UP, NOS_LINK_CARRIER, NOS_LINK_TABLE
 from syncd_sim.errors import BadLinkRow
 
@@ -56,6 +59,20 @@ def port_name(hostif_attrs: Mapping[str, str]) -> tuple[str, str] | None:
 def port_names(hostifs: Iterable[Mapping[str, str]]) -> dict[str, str]:
     """Port oid -> netdev name, from the host interfaces' attributes."""
     return dict(found for found in map(port_name, hostifs) if found is not None)
+
+
+def names_by_first_lane(cages: Mapping[str, Sequence[int]]) -> dict[int, str]:
+    """Lane -> the name of the port that starts on it, for the SKU's cages (name -> lanes): the port
+    at lane offset k of cage ``EthernetN`` is ``Ethernet<N+k>`` in every breakout mode."""
+    out = {}
+    for cage, lanes in cages.items():
+        try:
+            base = port_number(cage)
+        except ValueError:  # not an EthernetN cage: its ports are named by their host interfaces only
+            continue
+        for offset, lane in enumerate(lanes):
+            out[lane] = f"{PORT_PREFIX}{base + offset}"
+    return out
 
 
 @dataclass

@@ -54,6 +54,7 @@ def restore(store: ObjectStore, behaviour: AsicBehaviour, rows: Mapping[str, Map
     behaviour.names.update(port_names(h.attrs for h in store.of_type(T.HOSTIF).values()))
     for port in store.of_type(T.PORT).values():
         if not port.builtin:
+            behaviour.name_by_lanes(port)  # a port whose host interface is not there yet
             behaviour.oper[port.object_id] = behaviour.link_status(port)
     return hostifs
 

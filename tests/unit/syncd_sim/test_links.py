@@ -10,7 +10,8 @@ from fastpath.trace import trace
 from nos.sai.types import ObjectType as T
 from syncd_sim.compile import compile_store
 from syncd_sim.errors import BadLinkRow
-from syncd_sim.links import DOWN, UP, Carriers, oper_status, parse_carrier, port_names
+from syncd_sim.links import DOWN, UP, Carriers, names_by_first_lane, oper_status, parse_carrier, port_names
+from syncd_sim.platform import Platform, load_platform
 from tests.unit.syncd_sim.compile.switchkit import SWITCH_MAC, SwitchKit
 
 NETDEV = "SAI_HOSTIF_TYPE_NETDEV"
@@ -53,6 +54,25 @@ def test_carriers_are_up_unless_a_row_says_down_and_a_deleted_row_is_up() -> Non
 def kit_with_dark(names: set[str], n_ports: int = 2) -> SwitchKit:
     """A switch built after the lab's rows said ``names`` have no light (the rows came first)."""
     return SwitchKit(n_ports=n_ports, carriers=Carriers(set(names)))
+
+
+def test_a_skus_lanes_name_the_ports_that_start_on_them_in_every_breakout_mode() -> None:
+    names = names_by_first_lane({"Ethernet0": [25, 26, 27, 28], "Ethernet4": [29, 30, 31, 32], "eth0": [99]})
+    assert names[25] == "Ethernet0" and names[29] == "Ethernet4"
+    assert (names[27], names[28]) == ("Ethernet2", "Ethernet3")  # 2x / 4x breakout children
+    assert 99 not in names  # not a front-panel cage: named by its host interface only
+    sku = load_platform("NOS-SIM-128x400G")
+    assert (sku.lane_names[248], sku.lane_names[250]) == ("Ethernet248", "Ethernet250")
+    assert load_platform("no-such-sku").lane_names == {}
+
+
+def test_with_the_skus_lane_names_a_dark_port_is_never_up_not_even_before_its_host_interface() -> None:
+    lanes = names_by_first_lane({"Ethernet0": [0, 1, 2, 3], "Ethernet4": [4, 5, 6, 7]})
+    platform = Platform("test", lane_speed_mbps=100000, lane_names=lanes)
+    carriers = Carriers({"Ethernet4"})
+    kit = SwitchKit(n_ports=2, carriers=carriers, platform=platform)
+    assert (oper(kit, kit.ports[0]), oper(kit, kit.ports[1])) == (UP, DOWN)
+    assert kit.behaviour.oper_changes == [(kit.ports[0], UP)]  # no up-then-down flap of Ethernet4
 
 
 def oper(kit: SwitchKit, port: str) -> str:

@@ -24,12 +24,13 @@ ECMP = "SAI_NEXT_HOP_GROUP_TYPE_DYNAMIC_UNORDERED_ECMP"
 
 class SwitchKit:
     def __init__(self, n_ports: int = 4, speed: int = 400000, lanes: int = 4, first_index: int = 1,
-                 inherited: Inherited | None = None, carriers: Carriers | None = None) -> None:
+                 inherited: Inherited | None = None, carriers: Carriers | None = None,
+                 platform: Platform | None = None) -> None:
         """``first_index``: where object ids start; ``inherited``: build a temporary view of another kit's;
         ``carriers``: the lab's carrier rows there are before the switch is built."""
         counter = itertools.count(first_index)
         self.alloc = lambda kind, n: [make_oid(kind, next(counter)) for _ in range(n)]
-        self.behaviour = AsicBehaviour(Platform("test", lane_speed_mbps=100000), inherited=inherited,
+        self.behaviour = AsicBehaviour(platform or Platform("test", lane_speed_mbps=100000), inherited=inherited,
                                        carriers=carriers or Carriers())
         self.store = ObjectStore(self.alloc, self.behaviour)
         self.switch = self.create(T.SWITCH, ("SAI_SWITCH_ATTR_INIT_SWITCH", "true"),
