@@ -47,7 +47,9 @@ class Harness:
 
     def start(self) -> None:
         self.syncd = Syncd(self.dbs)
-        self.runner = Runner("syncd-test", strict=True, reporter=StateDbReporter(self.dbs, "syncd"))
+        reporter = StateDbReporter(self.dbs, "syncd")
+        self.dbs.bad_keys.publisher = reporter  # as daemon_main wires it
+        self.runner = Runner("syncd-test", strict=True, reporter=reporter)
         self.syncd.register(self.runner)
 
     def until(self, predicate: object, timeout: float = 5.0) -> None:
@@ -129,5 +131,9 @@ def test_a_bad_row_is_reported_and_changes_nothing(harness, raw):
     reason = raw(6).hget("NOS_REJECTED_TABLE|STATE_DB:NOS_LINK_TABLE:Ethernet0", "reason")
     assert reason == "NOS_LINK_TABLE|Ethernet0: carrier must be up or down, not 'dark'"
     assert harness.oper() == UP and harness.states == [UP]
+    raw(6).set("NOS_LINK_TABLE|Ethernet4", "not a hash")  # not a row at all: reported by the reader
+    harness.until(lambda: raw(6).exists("NOS_REJECTED_TABLE|STATE_DB:NOS_LINK_TABLE:Ethernet4"))
     raw(6).hset("NOS_LINK_TABLE|Ethernet0", "carrier", "down")  # the daemon goes on with the next row
     harness.until(lambda: harness.states == [UP, DOWN])
+    harness.start()  # and a restart reads past both
+    harness.until(lambda: harness.oper() == DOWN and harness.states[-1:] == [DOWN])
