@@ -3,11 +3,14 @@ generated config with 10.2.0.0/24 over both spines (10.0.0.1 via Ethernet248, 10
 Ethernet252). A lab's STATE_DB ``NOS_LINK_TABLE|Ethernet248`` carrier down takes the port oper down
 (APPL_DB and STATE_DB PORT_TABLE), its next hop out of the ECMP group in ASIC_DB, and every traced flow
 to the other spine; carrier up (or no row) puts it all back. With both uplinks dark the route keeps its
-(empty) group and the ASIC drops, as SONiC's routeorch leaves it."""
+(empty) group and the ASIC drops, as SONiC's routeorch leaves it. A syncd_sim or orchagent killed while
+the link is dark comes back with it still out."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +20,7 @@ from nos.db.connector import Databases
 from nos.traffic.client import trace_packet
 from tests.conftest import wait_until
 from tests.e2e.conftest import RunningSwitch, nos, start_switch
+from tests.e2e.faults.workload import daemon_pid
 
 pytestmark = pytest.mark.e2e
 LAB = Path(__file__).resolve().parents[2] / "configs" / "labs" / "leaf-spine.yaml"
@@ -118,3 +122,27 @@ def test_with_both_uplinks_dark_the_route_keeps_its_empty_group_and_drops(leaf1:
             db.hset(f"NOS_LINK_TABLE|{port}", "carrier", "up")
     wait_until(lambda: group_members(leaf1) == BOTH, timeout=10)
     assert egress_ports(leaf1) == {DARK, LIT}
+
+
+@pytest.mark.parametrize("victim", ["syncd", "orchagent"])
+def test_a_restarted_daemon_keeps_a_dark_link_out(leaf1: RunningSwitch, victim: str) -> None:
+    """Level-triggered: a syncd_sim killed while the link is dark reads the row again at start; an
+    orchagent killed then rebuilds its groups (temporary view) without the dark port's next hop."""
+    leaf1.db(6).hset(ROW, mapping={"peer": "spine1:Ethernet0", "carrier": "down"})
+    try:
+        wait_until(lambda: group_members(leaf1) == {"10.0.0.3"}, timeout=10)
+        old = daemon_pid(leaf1, victim)
+        os.kill(old, signal.SIGKILL)
+        wait_until(lambda: restarted(leaf1, victim, old), timeout=30)
+        wait_until(lambda: not leaf1.db(1).hget("NOS_SYNCD_STATE", "view"), timeout=30)  # APPLY_VIEW done
+        assert oper(leaf1, DARK) == ("down", "down")
+        assert group_members(leaf1) == {"10.0.0.3"}
+        assert egress_ports(leaf1) == {LIT}
+    finally:
+        leaf1.db(6).hset(ROW, "carrier", "up")
+    wait_until(lambda: group_members(leaf1) == BOTH, timeout=10)
+
+
+def restarted(sw: RunningSwitch, name: str, old_pid: int) -> bool:
+    row = sw.db(6).hgetall(f"NOS_DAEMON_TABLE|{name}")
+    return row.get("status") == "running" and int(row.get("pid", "0")) not in (0, old_pid)
