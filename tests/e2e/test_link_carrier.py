@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -49,19 +49,19 @@ def group_members(sw: RunningSwitch) -> set[str] | None:
     asic = sw.db(1)
     routes = [k for k in asic.scan_iter("ASIC_STATE:SAI_OBJECT_TYPE_ROUTE_ENTRY:*", count=1000)
               if json.loads(k.split(":", 2)[2])["dest"] == PREFIX]
-    group = asic.hget(routes[0], "SAI_ROUTE_ENTRY_ATTR_NEXT_HOP_ID") if routes else None
+    group = str(asic.hget(routes[0], "SAI_ROUTE_ENTRY_ATTR_NEXT_HOP_ID") or "") if routes else ""
     if not group or not asic.exists(f"ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP_GROUP:{group}"):
         return None
-    ips = set()
+    ips: set[str] = set()
     for key in asic.scan_iter("ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP_GROUP_MEMBER:*", count=1000):
         member = asic.hgetall(key)
         if member.get("SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_GROUP_ID") == group:
             nh = member["SAI_NEXT_HOP_GROUP_MEMBER_ATTR_NEXT_HOP_ID"]
-            ips.add(asic.hget(f"ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP:{nh}", "SAI_NEXT_HOP_ATTR_IP"))
+            ips.add(str(asic.hget(f"ASIC_STATE:SAI_OBJECT_TYPE_NEXT_HOP:{nh!s}", "SAI_NEXT_HOP_ATTR_IP")))
     return ips
 
 
-def oper(sw: RunningSwitch, port: str) -> tuple[str | None, str | None]:
+def oper(sw: RunningSwitch, port: str) -> tuple[object, object]:
     """(APPL_DB PORT_TABLE oper_status, STATE_DB PORT_TABLE netdev_oper_status) of ``port``."""
     return sw.db(0).hget(f"PORT_TABLE:{port}", "oper_status"), sw.db(6).hget(f"PORT_TABLE|{port}", "netdev_oper_status")
 
@@ -99,7 +99,9 @@ def test_carrier_down_takes_the_port_and_its_next_hop_out_of_the_ecmp_group(leaf
 
 
 def test_carrier_up_or_no_row_puts_the_member_back(leaf1: RunningSwitch) -> None:
-    for restore in (lambda: leaf1.db(6).hset(ROW, "carrier", "up"), lambda: leaf1.db(6).delete(ROW)):
+    restores: list[Callable[[], object]] = [lambda: leaf1.db(6).hset(ROW, "carrier", "up"),
+                                            lambda: leaf1.db(6).delete(ROW)]
+    for restore in restores:
         leaf1.db(6).hset(ROW, mapping={"peer": "spine1:Ethernet0", "carrier": "down"})
         wait_until(lambda: group_members(leaf1) == {"10.0.0.3"}, timeout=10)
         restore()

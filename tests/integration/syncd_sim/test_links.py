@@ -6,9 +6,10 @@ without stopping anything."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+import redis
 
 from nos.daemon.reporting import StateDbReporter
 from nos.daemon.runner import Runner
@@ -22,6 +23,7 @@ from syncd_sim.syncd import Syncd
 from tests.conftest import wait_until
 
 pytestmark = pytest.mark.integration
+Raw = Callable[[int], redis.Redis]
 
 SWITCH, PORT, HOSTIF = "oid:0x21000000000000", "oid:0x1000000000101", "oid:0xd000000000102"
 UP, DOWN = "SAI_PORT_OPER_STATUS_UP", "SAI_PORT_OPER_STATUS_DOWN"
@@ -77,7 +79,7 @@ def boot(h: Harness) -> None:
     h.until(lambda: h.syncd.store.find(T.HOSTIF, HOSTIF) is not None)
 
 
-def test_carrier_down_turns_the_port_oper_down_and_up_restores_it(harness, raw):
+def test_carrier_down_turns_the_port_oper_down_and_up_restores_it(harness: Harness, raw: Raw) -> None:
     boot(harness)
     harness.until(lambda: harness.states == [UP])
     raw(6).hset("NOS_LINK_TABLE|Ethernet0", mapping={"peer": "spine1:Ethernet0", "carrier": "down"})
@@ -98,7 +100,8 @@ def test_carrier_down_turns_the_port_oper_down_and_up_restores_it(harness, raw):
     (None, [UP, DOWN]),                # no SKU: the port is named when its host interface is created
     ("NOS-SIM-128x400G", []),          # the SKU names it by its lanes: created down, nothing to say
 ])
-def test_a_row_written_before_syncd_and_its_ports_start_is_honoured(redis_url, raw, hwsku, said):
+def test_a_row_written_before_syncd_and_its_ports_start_is_honoured(redis_url: str, raw: Raw, hwsku: str | None,
+                                                                   said: list[str]) -> None:
     if hwsku:
         raw(4).hset("DEVICE_METADATA|localhost", "hwsku", hwsku)
     raw(6).hset("NOS_LINK_TABLE|Ethernet0", mapping={"peer": "host:h1-1", "carrier": "down"})
@@ -113,7 +116,7 @@ def test_a_row_written_before_syncd_and_its_ports_start_is_honoured(redis_url, r
         h.dbs.close()
 
 
-def test_a_restarted_syncd_says_the_links_as_the_rows_are_now(harness, raw):
+def test_a_restarted_syncd_says_the_links_as_the_rows_are_now(harness: Harness, raw: Raw) -> None:
     boot(harness)
     harness.until(lambda: harness.states == [UP])
     raw(6).hset("NOS_LINK_TABLE|Ethernet0", "carrier", "down")  # while syncd_sim is down (not stepped)
@@ -123,7 +126,7 @@ def test_a_restarted_syncd_says_the_links_as_the_rows_are_now(harness, raw):
     assert UP not in harness.states[1:]  # no flap: it never says up with the cable dark
 
 
-def test_a_bad_row_is_reported_and_changes_nothing(harness, raw):
+def test_a_bad_row_is_reported_and_changes_nothing(harness: Harness, raw: Raw) -> None:
     boot(harness)
     harness.until(lambda: harness.states == [UP])
     raw(6).hset("NOS_LINK_TABLE|Ethernet0", "carrier", "dark")
