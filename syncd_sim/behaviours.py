@@ -1,9 +1,10 @@
 """Behaviour of the simulated ASIC beyond generic validation: the switch's built-in objects, the
 sub-objects a port comes with, speed and lane checks, read-only attributes, and link state.
 
-Model: a port's link (oper status) is up exactly when it is admin up (every port has a live link
-partner); the traffic model refines this later. Queues: ``queues_per_port`` unicast queues; a
-scheduler tree of one root group with one leaf group per queue (the queue's parent).
+Model: a port's link (oper status) is up exactly when it is admin up and its carrier is up
+(``syncd_sim.links``: a port without a lab's carrier row has a live link partner). Queues:
+``queues_per_port`` unicast queues; a scheduler tree of one root group with one leaf group per queue
+(the queue's parent).
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from nos.sai import status as st
 from nos.sai.types import ObjectType as T
 from nos.sai.values import parse_list, sai_list
 from syncd_sim import buffers
+from syncd_sim.links import DOWN, UP, Carriers, oper_status, port_name
 from syncd_sim.objects import Hooks, ObjectStore, Outcome, SaiObject, fail
 from syncd_sim.platform import Platform
 
-UP = "SAI_PORT_OPER_STATUS_UP"
-DOWN = "SAI_PORT_OPER_STATUS_DOWN"
+__all__ = ["DOWN", "OWNED", "UP", "AsicBehaviour", "Defaults", "Inherited"]
+
 FEC_MODES = ("SAI_PORT_FEC_MODE_NONE", "SAI_PORT_FEC_MODE_RS", "SAI_PORT_FEC_MODE_FC")
 
 
@@ -87,6 +89,8 @@ class AsicBehaviour(Hooks):
     defaults: Defaults = field(default_factory=Defaults)
     oper: dict[str, str] = field(default_factory=dict)          # port oid -> oper status
     oper_changes: list[tuple[str, str]] = field(default_factory=list)  # (port oid, status) to notify
+    carriers: Carriers = field(default_factory=Carriers)       # the lab's carrier rows (shared by views)
+    names: dict[str, str] = field(default_factory=dict)         # port oid -> netdev name (its host interface)
     inherited: Inherited | None = None  # set in a temporary view: the ASIC's own objects keep their ids
 
     # -- create ----------------------------------------------------------------------------------
@@ -123,10 +127,43 @@ class AsicBehaviour(Hooks):
         if obj.object_type is T.SWITCH:
             return self._switch_builtins(store, obj)
         if obj.object_type is T.PORT:
+            self.name_by_lanes(obj)
             self._set_oper(obj.object_id, obj.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true", initial=True)
             inherited = self.inherited.take_children(obj) if self.inherited is not None else None
             return inherited if inherited is not None else self._port_children(store, obj.object_id)
+        if obj.object_type is T.HOSTIF:
+            self._name_port(store, obj)
         return []
+
+    def _name_port(self, store: ObjectStore, hostif: SaiObject) -> None:
+        """A NETDEV host interface names its port: the carrier row of that name now applies to it."""
+        found = port_name(hostif.attrs)
+        port = store.find(T.PORT, found[0]) if found is not None else None
+        if found is None or port is None or port.builtin:
+            return
+        self.names[port.object_id] = found[1]
+        self._set_oper(port.object_id, _admin_up(port))
+
+    def name_by_lanes(self, port: SaiObject) -> None:
+        """Until its host interface names it, a port is known by the name the SKU gives its first lane."""
+        lanes = [int(x) for x in parse_list(port.attrs.get(LANES, "")) if x.isdigit()]
+        name = self.platform.lane_names.get(min(lanes)) if lanes else None
+        if name is not None:
+            self.names.setdefault(port.object_id, name)
+
+    def carrier_changed(self, store: ObjectStore, name: str) -> bool:
+        """The carrier of ``name`` changed (``carriers`` already says so): recompute the oper status of the
+        port so named, if there is one (else the row waits for it); returns whether an oper status changed."""
+        before = len(self.oper_changes)
+        for oid in [oid for oid, named in self.names.items() if named == name]:
+            port = store.find(T.PORT, oid)
+            if port is not None:
+                self._set_oper(oid, _admin_up(port))
+        return len(self.oper_changes) > before
+
+    def link_status(self, port: SaiObject) -> str:
+        """The oper status ``port`` has now (admin state and its carrier)."""
+        return oper_status(_admin_up(port), self.carriers.up(self.names.get(port.object_id)))
 
     def _switch_builtins(self, store: ObjectStore, switch: SaiObject) -> list[SaiObject]:
         if self.inherited is not None:
@@ -180,7 +217,7 @@ class AsicBehaviour(Hooks):
             self._set_oper(obj.object_id, value == "true")
 
     def _set_oper(self, port: str, admin_up: bool, initial: bool = False) -> None:
-        new = UP if admin_up else DOWN
+        new = oper_status(admin_up, self.carriers.up(self.names.get(port)))
         old = self.oper.get(port)
         self.oper[port] = new
         if new != old and not (initial and new == DOWN):
@@ -188,11 +225,16 @@ class AsicBehaviour(Hooks):
 
     def forget_port(self, port: str) -> None:
         self.oper.pop(port, None)
+        self.names.pop(port, None)
 
     # -- read-only attributes --------------------------------------------------------------------
     def read_only(self, store: ObjectStore, obj: SaiObject, attr: str) -> str | None:
         getter = _READ_ONLY.get(attr)
         return getter(self, store, obj) if getter else None
+
+
+def _admin_up(port: SaiObject) -> bool:
+    return port.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true"
 
 
 def _profile_pool_problem(store: ObjectStore, attrs: dict[str, str]) -> str | None:

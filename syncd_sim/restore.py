@@ -3,7 +3,9 @@
 ASIC_STATE holds every object with the attributes set on it; ``NOS_SYNCD_STATE`` names the
 switch's built-in objects. A port's queues, priority groups and scheduler groups are its own again
 (owner = their port attribute). References are counted for every attribute a client set; for the
-ASIC's own sub-objects, the attributes the ASIC set itself (their port, index, parent) are not.
+ASIC's own sub-objects, the attributes the ASIC set itself (their port, index, parent) are not. A
+port's oper status is its admin state and the carrier of its name (``syncd_sim.links``): the shell
+reads the carrier rows before it restores the store.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from nos.sai.keys import split_object_key
 from nos.sai.meta import object_meta
 from nos.sai.types import ENTRY_TYPES
 from nos.sai.types import ObjectType as T
-from syncd_sim.behaviours import DOWN, OWNED, UP, AsicBehaviour, Defaults
+from syncd_sim.behaviours import OWNED, AsicBehaviour, Defaults
+from syncd_sim.links import port_names
 from syncd_sim.objects import ObjectStore, SaiObject
 
 log = logging.getLogger(__name__)
@@ -48,9 +51,11 @@ def restore(store: ObjectStore, behaviour: AsicBehaviour, rows: Mapping[str, Map
     for obj in store.of_type(T.HOSTIF).values():
         if obj.attrs.get("SAI_HOSTIF_ATTR_TYPE") == "SAI_HOSTIF_TYPE_NETDEV":
             hostifs[obj.object_id] = obj.attrs.get("SAI_HOSTIF_ATTR_NAME", "")
+    behaviour.names.update(port_names(h.attrs for h in store.of_type(T.HOSTIF).values()))
     for port in store.of_type(T.PORT).values():
         if not port.builtin:
-            behaviour.oper[port.object_id] = UP if port.attrs.get("SAI_PORT_ATTR_ADMIN_STATE") == "true" else DOWN
+            behaviour.name_by_lanes(port)  # a port whose host interface is not there yet
+            behaviour.oper[port.object_id] = behaviour.link_status(port)
     return hostifs
 
 

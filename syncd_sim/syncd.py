@@ -14,6 +14,11 @@ Restarts (STYLE.md 10):
   again what the kernel and the ports' link state are (netdevs in STATE_DB, ``port_state_change``).
 * Every answer carries the number of its request in the client's session (``nos.sai.session``), kept in
   ``NOS_SYNCD_STATE`` with each batch, so a restarted syncd_sim goes on numbering where it stopped.
+* Link carrier (``syncd_sim.links``): STATE_DB ``NOS_LINK_TABLE|<port>`` rows, written by a lab, are
+  followed through keyspace events (a ``SubscriberStateTable``: every row at start, then changes). A
+  port's oper status is admin up and carrier up; a change sends ``port_state_change`` as an admin
+  change does, and the compiled tables are stale. The rows are also read before a restart restores
+  the store, so that the links said again at start are the current ones.
 * INIT_VIEW on a running ASIC (a restarted orchagent) starts a temporary view: the requests build it
   while the current view goes on forwarding (and learning); APPLY_VIEW makes it the ASIC's, keeping
   what both views have (``syncd_sim.view``) and writing only the difference to ASIC_STATE. A syncd_sim
@@ -30,10 +35,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
-from nos.db import NotificationProducer, Table
+from nos.daemon.task import Result
+from nos.db import NotificationProducer, SubscriberStateTable, Table
 from nos.db.connector import Databases
-from nos.db.keyops import FieldValues
+from nos.db.keyops import FieldValues, KeyOpFieldsValues
 from nos.db.producer_state import channel_name
 from nos.db.queue_table import ConsumerTable, QueuedOp, queue_name
 from nos.sai import status as st
@@ -47,12 +54,15 @@ from nos.schema.tables import (
     ASIC_NOTIFICATIONS_CHANNEL,
     ASIC_STATE_TABLE,
     CFG_DEVICE_METADATA_TABLE_NAME,
+    NOS_LINK_TABLE,
     STATE_PORT_TABLE_NAME,
 )
 from syncd_sim import view as views
 from syncd_sim.behaviours import AsicBehaviour, Inherited
 from syncd_sim.counters import CounterWriter
+from syncd_sim.errors import BadLinkRow
 from syncd_sim.fastpath_shell import FastPathShell
+from syncd_sim.links import Carriers, parse_carrier
 from syncd_sim.objects import Change, ObjectStore, Outcome
 from syncd_sim.persist import COMMIT, commit_calls
 from syncd_sim.platform import load_platform
@@ -61,7 +71,7 @@ from syncd_sim.restore import restore
 
 log = logging.getLogger(__name__)
 
-CONSUMES = ((ASIC_DB, ASIC_STATE_TABLE), (CONFIG_DB, CFG_DEVICE_METADATA_TABLE_NAME))
+CONSUMES = ((ASIC_DB, ASIC_STATE_TABLE), (CONFIG_DB, CFG_DEVICE_METADATA_TABLE_NAME), (STATE_DB, NOS_LINK_TABLE))
 PRODUCES = ((ASIC_DB, ASIC_STATE_TABLE), (ASIC_DB, ASIC_GETRESPONSE_TABLE), (ASIC_DB, ASIC_NOTIFICATIONS_CHANNEL),
             (ASIC_DB, "VIDCOUNTER"), (STATE_DB, STATE_PORT_TABLE_NAME))
 VIDCOUNTER = "VIDCOUNTER"
@@ -103,6 +113,7 @@ class Syncd:
         self.notifications = NotificationProducer(self.asic, ASIC_NOTIFICATIONS_CHANNEL)
         self.state_ports = Table(dbs[STATE_DB], STATE_PORT_TABLE_NAME)
         self.platform = load_platform(self._hwsku())
+        self.carriers = Carriers()  # the lab's carrier rows, shared by every view
         self.live = self._new_view()
         self.temp: View | None = None
         self.session = ""
@@ -113,11 +124,12 @@ class Syncd:
                                       self.asic_changed)
         self._commit = self.asic.script("syncd_commit", COMMIT)
         self._frozen = 0  # objects in the store when the heap was last frozen (see on_ready)
+        self._read_carriers()
         self._restore()
         self._run(self.requests.recover())  # the batch a killed predecessor had not finished
 
     def _new_view(self, inherited: Inherited | None = None) -> View:
-        behaviour = AsicBehaviour(self.platform, inherited=inherited)
+        behaviour = AsicBehaviour(self.platform, inherited=inherited, carriers=self.carriers)
         return View(ObjectStore(self.alloc, behaviour), behaviour, persisted=inherited is None)
 
     # the ASIC's view, by the names the rest of the daemon (and tests) know it by
@@ -164,6 +176,32 @@ class Syncd:
         log.info("syncd.restored objects=%d session=%s seq=%d lost_view=%s", len(self.live.store.objects),
                  self.session, self.seq, self.lost)
 
+    def _read_carriers(self) -> None:
+        """The carrier rows there are now (a bad one is left to the subscriber, which reports it)."""
+        for name, fields in Table(self.dbs[STATE_DB], NOS_LINK_TABLE).get_all().items():
+            try:
+                self.carriers.update(name, parse_carrier(name, fields))
+            except BadLinkRow:
+                continue
+
+    def on_link_row(self, task: KeyOpFieldsValues) -> Result:
+        """A ``NOS_LINK_TABLE`` row was set or deleted (deleted: carrier up): the oper status of the
+        port so named follows, in every view, and is notified; a bad row changes nothing."""
+        try:
+            up = True if task.is_del else parse_carrier(task.key, dict(task.fvs))
+        except BadLinkRow as exc:
+            return Result.invalid(str(exc))
+        if not self.carriers.update(task.key, up):
+            return Result.ignored("carrier unchanged")
+        views_ = [self.live] if self.temp is None else [self.live, self.temp]
+        changed = [v.behaviour.carrier_changed(v.store, task.key) for v in views_]
+        log.info("syncd.link.carrier port=%s carrier=%s oper_changed=%s", task.key, "up" if up else "down",
+                 any(changed))
+        if changed[0]:
+            self.fastpath.changed()  # the ASIC's tables hold the ports' oper status
+        self._notify_oper_changes()
+        return Result.success()
+
     def _hwsku(self) -> str | None:
         row = Table(self.dbs[CONFIG_DB], CFG_DEVICE_METADATA_TABLE_NAME).get("localhost") or {}
         return row.get("hwsku")
@@ -175,6 +213,8 @@ class Syncd:
     def register(self, runner: Runner) -> None:
         """Wire the daemon: the ASIC_STATE request queue, and the counter writer's inputs and timer."""
         runner.add_selectable(self.requests, self.on_ready)
+        links = SubscriberStateTable(self.dbs[STATE_DB], NOS_LINK_TABLE)
+        runner.add_consumer(TableConsumer(STATE_DB, NOS_LINK_TABLE, links, self.on_link_row))
         self.counters.register(runner)
         self.fastpath.register(runner)
 

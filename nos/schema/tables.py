@@ -203,3 +203,12 @@ NOS_TRAFFIC_REQUEST = "NOS_TRAFFIC_REQUEST"   # channel: <id> of a queued NOS_TR
 NOS_TRAFFIC_EXPORT = "NOS_TRAFFIC_EXPORT"     # <id>: a string key, the compiled tables an export job asked for
 NOS_TRACE = "NOS_TRACE"                       # <id>: packet, state, error, result
 NOS_TRACE_REQUEST = "NOS_TRACE_REQUEST"       # channel: <id> of a queued NOS_TRACE
+
+# ---- Links of a lab (issue 17; not in SONiC) -----------------------------------------------------
+# STATE_DB NOS_LINK_TABLE|<port name>: written by a lab (nos.lab), read by syncd_sim. Whether the far end
+# of a cabled port has light; a port without a row has carrier up (a switch on its own).
+NOS_LINK_TABLE = "NOS_LINK_TABLE"
+NOS_LINK_PEER = "peer"          # e.g. spine1:Ethernet0 or host:h1-1 (informational)
+NOS_LINK_CARRIER = "carrier"    # up | down
+CARRIER_UP = "up"
+CARRIER_DOWN = "down"

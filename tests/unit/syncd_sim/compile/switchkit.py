@@ -14,6 +14,7 @@ from nos.sai.types import ObjectType as T
 from nos.sai.types import make_oid
 from syncd_sim.behaviours import AsicBehaviour, Inherited
 from syncd_sim.compile import compile_store
+from syncd_sim.links import Carriers
 from syncd_sim.objects import ObjectStore
 from syncd_sim.platform import Platform
 
@@ -23,11 +24,14 @@ ECMP = "SAI_NEXT_HOP_GROUP_TYPE_DYNAMIC_UNORDERED_ECMP"
 
 class SwitchKit:
     def __init__(self, n_ports: int = 4, speed: int = 400000, lanes: int = 4, first_index: int = 1,
-                 inherited: Inherited | None = None) -> None:
-        """``first_index``: where object ids start; ``inherited``: build a temporary view of another kit's."""
+                 inherited: Inherited | None = None, carriers: Carriers | None = None,
+                 platform: Platform | None = None) -> None:
+        """``first_index``: where object ids start; ``inherited``: build a temporary view of another kit's;
+        ``carriers``: the lab's carrier rows there are before the switch is built."""
         counter = itertools.count(first_index)
         self.alloc = lambda kind, n: [make_oid(kind, next(counter)) for _ in range(n)]
-        self.behaviour = AsicBehaviour(Platform("test", lane_speed_mbps=100000), inherited=inherited)
+        self.behaviour = AsicBehaviour(platform or Platform("test", lane_speed_mbps=100000), inherited=inherited,
+                                       carriers=carriers or Carriers())
         self.store = ObjectStore(self.alloc, self.behaviour)
         self.switch = self.create(T.SWITCH, ("SAI_SWITCH_ATTR_INIT_SWITCH", "true"),
                                   ("SAI_SWITCH_ATTR_SRC_MAC_ADDRESS", SWITCH_MAC))
