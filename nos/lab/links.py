@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nos.lab.model import Endpoint, Link, Topology
+from nos.schema.tables import CARRIER_DOWN, CARRIER_UP, NOS_LINK_CARRIER, NOS_LINK_PEER, NOS_LINK_TABLE
 
-LINK_TABLE = "NOS_LINK_TABLE"
-UP, DOWN = "up", "down"
+LINK_TABLE = NOS_LINK_TABLE
+UP, DOWN = CARRIER_UP, CARRIER_DOWN
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class PortLink:
     carrier: str
 
     def fields(self) -> dict[str, str]:
-        return {"peer": self.peer, "carrier": self.carrier}
+        return {NOS_LINK_PEER: self.peer, NOS_LINK_CARRIER: self.carrier}
 
 
 def link_id(link: Link) -> str:

@@ -11,11 +11,13 @@ problem is a ``ScenarioError`` naming the field.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from nos.lab.model import Host as LabHost
 from nos.lab.model import Topology
 from nos.traffic.errors import ScenarioError, ScenarioProblem
 from nos.traffic.hosts import Host
@@ -46,20 +48,26 @@ def _load(text: str, source: str) -> dict[str, Any]:
 
 
 def parse_lab_scenario(text: str, topo: Topology, source: str = "scenario") -> LabScenario:
+    """The scenario in ``text`` over the hosts of lab ``topo``."""
+    return parse_over_hosts(text, topo.hosts, topo.name, source)
+
+
+def parse_over_hosts(text: str, lab_hosts: Sequence[LabHost], where: str, source: str = "scenario") -> LabScenario:
+    """The scenario in ``text`` over ``lab_hosts`` (a lab's, or a fabric's built without daemons)."""
     data = _load(text, source)
     if "hosts" in data:
-        raise ScenarioError(source, [ScenarioProblem("hosts", f"a lab scenario's hosts are lab {topo.name}'s "
+        raise ScenarioError(source, [ScenarioProblem("hosts", f"a lab scenario's hosts are {where}'s "
                                                      "(leave hosts: out; host_options: applies to all)", None)])
     options = data.pop("host_options", {}) or {}
     if not isinstance(options, dict) or set(options) - HOST_OPTIONS:
         bad = sorted(set(options) - HOST_OPTIONS) if isinstance(options, dict) else options
         known = ", ".join(sorted(HOST_OPTIONS))
         raise ScenarioError(source, [ScenarioProblem("host_options", f"known options: {known}", bad)])
-    if not topo.hosts:
-        raise ScenarioError(source, [ScenarioProblem("hosts", f"lab {topo.name} has no hosts", None)])
+    if not lab_hosts:
+        raise ScenarioError(source, [ScenarioProblem("hosts", f"{where} has no hosts", None)])
     data["hosts"] = [{"speed": h.speed_bps, "cable": f"{h.cable_m}m", **options, "name": h.name, "ports": h.port,
-                      "mac": h.mac, "ip": f"{h.ip}/{h.prefix_len}"} for h in topo.hosts]
+                      "mac": h.mac, "ip": f"{h.ip}/{h.prefix_len}"} for h in lab_hosts]
     scenario = parse_scenario(yaml.safe_dump(data, sort_keys=False), source)
     hosts = tuple(Host(h.name, i, h.port, int(h.mac.replace(":", ""), 16),
-                       ipaddress.ip_interface(f"{h.ip}/{h.prefix_len}")) for i, h in enumerate(topo.hosts))
-    return LabScenario(scenario, hosts, tuple(h.node for h in topo.hosts))
+                       ipaddress.ip_interface(f"{h.ip}/{h.prefix_len}")) for i, h in enumerate(lab_hosts))
+    return LabScenario(scenario, hosts, tuple(h.node for h in lab_hosts))

@@ -40,8 +40,13 @@ from nos.lab.topology import TopologyError, check_fits, load_topology
 from nos.runtime import procs
 from nos.runtime.rundir import write_json_atomic
 from nos.runtime.status import collect_status
+from nos.schema.dbconfig import APPL_DB, STATE_DB
+from nos.schema.tables import APP_PORT_TABLE_NAME, NOS_LINK_TABLE
 
 log = logging.getLogger("nos.lab")
+
+PRODUCES = ((STATE_DB, NOS_LINK_TABLE),)
+READS = ((APPL_DB, APP_PORT_TABLE_NAME),)
 
 BOOT_TIMEOUT_S = float(os.environ.get("NOS_LAB_BOOT_TIMEOUT", "120"))  # seconds for every switch to be ready
 LINK_POLL_S = 0.1
@@ -49,7 +54,7 @@ STOP_TIMEOUT_S = 30.0
 STABLE_S = 60.0        # a switch up this long that dies is restarted after 1 s again
 MAX_BACKOFF_S = 30.0
 DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
-PORT_TABLE = "PORT_TABLE"
+PORT_TABLE = APP_PORT_TABLE_NAME
 
 
 class LabBootError(RuntimeError):

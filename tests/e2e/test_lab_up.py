@@ -54,6 +54,13 @@ def _carrier(status: dict[str, object], node: str, port: str) -> str | None:
         client.close()
 
 
+def _opers() -> tuple[str, str]:
+    """The link's oper status at both ends, as nos lab status shows it (APPL_DB PORT_TABLE)."""
+    doc = json.loads(nos("lab", "status", "--json", check=False).stdout)
+    link = doc["links"][0]
+    return link["a_oper"], link["b_oper"]
+
+
 def test_lab_up_lists_every_switch_ready_with_its_own_endpoints(lab: dict[str, object]) -> None:
     status = lab["status"]
     assert isinstance(status, dict) and status["ready"] and status["state"] == "ready"
@@ -77,8 +84,10 @@ def test_link_down_and_up_reach_both_ends(lab: dict[str, object]) -> None:
     status = lab["status"]
     nos("lab", "link", "down", *LINK)
     assert _carrier(status, "leaf1", "Ethernet508") == "down" and _carrier(status, "leaf2", "Ethernet508") == "down"
+    wait_until(lambda: _opers() == ("down", "down"), timeout=10)   # each switch's own port went oper down
     nos("lab", "link", "up", LINK[1], LINK[0])  # either order names the link
     assert _carrier(status, "leaf1", "Ethernet508") == "up" and _carrier(status, "leaf2", "Ethernet508") == "up"
+    wait_until(lambda: _opers() == ("up", "up"), timeout=10)
     bad = nos("lab", "link", "down", "leaf1:Ethernet0", "leaf2:Ethernet0", check=False)
     assert bad.returncode == 2 and "no link leaf1:Ethernet0 -- leaf2:Ethernet0" in bad.stderr
 
