@@ -21,7 +21,7 @@ def topo() -> Topology:
 
 
 def test_the_shipped_all_to_all_runs_among_the_32_hosts(topo: Topology) -> None:
-    lab = parse_lab_scenario((ROOT / "configs" / "scenarios" / "lab-all-to-all.yaml").read_text(), topo)
+    lab = parse_lab_scenario((ROOT / "configs" / "labs" / "scenarios" / "all-to-all.yaml").read_text(), topo)
     assert len(lab.hosts) == 32 and lab.node_of[0] == "leaf1" and lab.node_of[-1] == "leaf4"
     first = topo.hosts[0]
     assert lab.hosts[0].name == first.name and lab.hosts[0].port == first.port
@@ -34,7 +34,7 @@ def test_the_shipped_all_to_all_runs_among_the_32_hosts(topo: Topology) -> None:
 
 
 def test_selectors_pick_hosts_on_other_switches(topo: Topology) -> None:
-    lab = parse_lab_scenario((ROOT / "configs" / "scenarios" / "lab-incast.yaml").read_text(), topo)
+    lab = parse_lab_scenario((ROOT / "configs" / "labs" / "scenarios" / "incast.yaml").read_text(), topo)
     chosen = workload_hosts(lab.scenario, lab.hosts)[0]
     senders = {lab.node_of[i] for i in chosen["senders"]}
     assert senders == {"leaf2", "leaf3", "leaf4"} and len(chosen["senders"]) == 24
