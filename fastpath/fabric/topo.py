@@ -17,7 +17,9 @@ queue 3 at NVIDIA's RoCE thresholds (150 KB / 1.5 MB, 100 %), flows sent on DSCP
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -138,19 +140,23 @@ def _l3(n_ports: int, mac: int, nh_mac: list[int], routes: list[tuple[int, int, 
 
 
 def _tables(plan: Plan, s: int, speed: float, seed: int, routes: list[tuple[int, int, tuple[int, ...]]],
-            nh_mac: list[int]) -> Tables:
+            nh_mac: list[int], overrides: Mapping[str, Any]) -> Tables:
     n = plan.n_ports[s]
     ecn = np.zeros((n, 8), dtype=bool)
     ecn[:, 3] = True
     up = np.asarray([(s, p) not in plan.down for p in range(n)], dtype=bool)
     switch_seed = int(mix64(np.asarray([seed * 1_000_003 + s], dtype=np.uint64))[0])
-    return build_tables(n_ports=n, speed_bps=speed, wred_ecn=ecn, wred_min=ECN_MIN, wred_max=ECN_MAX,
-                        wred_prob=ECN_PROB, admin_up=up, oper_up=up,
-                        l3=_l3(n, ROUTER_MAC_BASE | (s + 1) << 8, nh_mac, routes, switch_seed))
+    fields: dict[str, Any] = dict(wred_ecn=ecn, wred_min=ECN_MIN, wred_max=ECN_MAX, wred_prob=ECN_PROB, admin_up=up,
+                                  oper_up=up)
+    fields.update(overrides)
+    return build_tables(n_ports=n, speed_bps=speed, l3=_l3(n, ROUTER_MAC_BASE | (s + 1) << 8, nh_mac, routes,
+                                                            switch_seed), **fields)
 
 
-def build(plan: Plan, speed: float = 400e9, cable_m: float = DEFAULT_CABLE_M, seed: int = 0) -> Fabric:
-    """The ``Fabric`` of ``plan``: tables, links (``cable_m``) and hosts (``speed``)."""
+def build(plan: Plan, speed: float = 400e9, cable_m: float = DEFAULT_CABLE_M, seed: int = 0,
+          overrides: Mapping[str, Any] | None = None) -> Fabric:
+    """The ``Fabric`` of ``plan``: tables, links (``cable_m``) and hosts (``speed``); ``overrides`` go to
+    every switch's ``build_tables`` (``pool_size=...``, ``pg_dynamic_th=...``)."""
     routes = _routes(plan)
     nh_mac = [[0] * n for n in plan.n_ports]
     for a, pa, b, pb in plan.links:
@@ -158,7 +164,7 @@ def build(plan: Plan, speed: float = 400e9, cable_m: float = DEFAULT_CABLE_M, se
         nh_mac[b][pb] = ROUTER_MAC_BASE | (a + 1) << 8
     for h, (s, p) in enumerate(plan.hosts):
         nh_mac[s][p] = HOST_MAC_BASE | h
-    switches = tuple((plan.names[s], _tables(plan, s, speed, seed, routes[s], nh_mac[s]))
+    switches = tuple((plan.names[s], _tables(plan, s, speed, seed, routes[s], nh_mac[s], overrides or {}))
                      for s in range(len(plan.names)))
     port = [t.ports.names for _, t in switches]
     links = tuple(Link((plan.names[a], port[a][pa]), (plan.names[b], port[b][pb]), cable_m)
@@ -181,9 +187,10 @@ def leaf_spine_plan(n_spines: int, n_leaves: int, hosts_per_leaf: int,
 
 
 def leaf_spine(n_spines: int, n_leaves: int, hosts_per_leaf: int, speed: float = 400e9, *,
-               down: tuple[tuple[int, int], ...] = (), cable_m: float = DEFAULT_CABLE_M, seed: int = 0) -> Fabric:
+               down: tuple[tuple[int, int], ...] = (), cable_m: float = DEFAULT_CABLE_M, seed: int = 0,
+               overrides: Mapping[str, Any] | None = None) -> Fabric:
     """A two-tier leaf-spine fabric (see ``leaf_spine_plan``); hosts ``h0..`` leaf by leaf."""
-    return build(leaf_spine_plan(n_spines, n_leaves, hosts_per_leaf, down), speed, cable_m, seed)
+    return build(leaf_spine_plan(n_spines, n_leaves, hosts_per_leaf, down), speed, cable_m, seed, overrides)
 
 
 def fat_tree_plan(k: int) -> Plan:
@@ -210,6 +217,7 @@ def fat_tree_plan(k: int) -> Plan:
     return Plan(names, (k,) * len(names), tuple(links), hosts, tuple(range(n_edge)))
 
 
-def fat_tree(k: int, speed: float = 400e9, *, cable_m: float = DEFAULT_CABLE_M, seed: int = 0) -> Fabric:
+def fat_tree(k: int, speed: float = 400e9, *, cable_m: float = DEFAULT_CABLE_M, seed: int = 0,
+             overrides: Mapping[str, Any] | None = None) -> Fabric:
     """htsim's K-ary fat tree (see ``fat_tree_plan``): K = 8 gives 80 switches and 128 hosts."""
-    return build(fat_tree_plan(k), speed, cable_m, seed)
+    return build(fat_tree_plan(k), speed, cable_m, seed, overrides)
