@@ -73,6 +73,33 @@ class Nics:
 
 
 @dataclass(frozen=True)
+class FlowHops:
+    """Each flow's path across several switches merged into one index space (``fastpath.fabric``):
+    hop ``h`` of flow ``i`` is row ``ptr[i] + h`` (CSR). Ports are global (switch offset + port), the
+    queue is the egress queue on ``out_port`` and the PG the ingress PG on ``in_port``; a flow without
+    a usable path has one row with ``out_port`` -1."""
+
+    ptr: I64
+    in_port: I32
+    out_port: I32
+    queue: I8
+    pg: I8
+
+    @property
+    def n(self) -> int:
+        return len(self.in_port)
+
+
+@dataclass(frozen=True)
+class Links:
+    """Switch-to-switch cables in the merged index space, one row per port: ``peer`` the port at the
+    other end (-1: a NIC or nothing), ``cable_m`` its length."""
+
+    peer: I32
+    cable_m: F64
+
+
+@dataclass(frozen=True)
 class Flows:
     """One row per flow (a RoCE queue pair's message). A flow starts at ``start_s``, or when every
     flow in ``dep_idx[dep_ptr[i]:dep_ptr[i+1]]`` has finished plus ``gap_s[i]``, whichever is later."""
@@ -93,6 +120,7 @@ class Flows:
     ecn_capable: B
     mtu: I64                  # payload bytes per packet
     group: I32                # workload index
+    hops: FlowHops | None = None   # several switches (fastpath.model.hops); None: one hop, the columns above
 
     @property
     def n(self) -> int:

@@ -62,10 +62,15 @@ def _flow_outcomes(lay: Layout, fs: nic.FlowState) -> dict[str, F64]:
 
 
 def _counters(lay: Layout, fs: nic.FlowState) -> dict[str, F64]:
+    return counters(lay, fs.arrived, fs.departed, fs.in_drop, fs.out_drop, fs.marks)
+
+
+def counters(lay: Layout, arrived: F64, departed: F64, in_drop: F64, out_drop: F64, marks: F64) -> dict[str, F64]:
+    """Port, queue and PG counters from per-row totals (wire bytes; rows are flows, or segments)."""
     n_q, n_pg, p = lay.n_ports * lay.n_queues, lay.n_ports * N_TC, lay.n_ports
     run = lay.runnable
-    rx, tx = fs.arrived * lay.beta, fs.departed * lay.beta
-    qdrop, pgdrop = fs.out_drop * lay.beta, fs.in_drop * lay.beta
+    rx, tx = arrived * lay.beta, departed * lay.beta
+    qdrop, pgdrop = out_drop * lay.beta, in_drop * lay.beta
     in_port, out_port = lay.in_port[run], lay.out_port[run]
     qid, pgid = lay.qid[run], lay.pgid[run]
     shape_q, shape_pg = (p, lay.n_queues), (p, N_TC)
@@ -76,7 +81,7 @@ def _counters(lay: Layout, fs: nic.FlowState) -> dict[str, F64]:
         queue_tx_pkts=_sum(qid, _pkts(tx, lay)[run], n_q).reshape(shape_q),
         queue_drop_bytes=_sum(qid, qdrop[run], n_q).reshape(shape_q),
         queue_drop_pkts=_sum(qid, _pkts(qdrop, lay)[run], n_q).reshape(shape_q),
-        queue_ecn_marked_pkts=_sum(qid, fs.marks[run], n_q).reshape(shape_q),
+        queue_ecn_marked_pkts=_sum(qid, marks[run], n_q).reshape(shape_q),
         pg_rx_bytes=_sum(pgid, rx[run], n_pg).reshape(shape_pg),
         pg_rx_pkts=_sum(pgid, _pkts(rx, lay)[run], n_pg).reshape(shape_pg),
         pg_drop_pkts=_sum(pgid, _pkts(pgdrop, lay)[run], n_pg).reshape(shape_pg))

@@ -1,0 +1,415 @@
+"""The stepping loop for flows that cross several switches (``Flows.hops``): the same adaptive-step
+fluid model as ``fastpath.model.engine``, with a flow's bytes held per segment (one per hop).
+
+Per hop a flow has its own egress queue and ingress PG, counted against that switch's pools and
+thresholds (the merged tables keep each switch's pools apart). A PG at a later hop that reaches XOFF
+pauses the upstream switch's egress queue of that priority once the pause has crossed the link
+(``hop_rates``), so a pause spreads back switch by switch to the NIC. ECN marks at any hop add to the
+sender's DCQCN; a loss at any hop opens the sender's go-back-N episode.
+
+Simplifications, stated (beyond those of the single-switch modules):
+
+* fluid hops: a segment's arrival rate is its predecessor's departure rate at the step's start, with
+  no propagation delay inside the fabric (cables and cut-through are added to the flow's latency: the
+  finish time is the last byte out of the last queue + hops x cut-through + every cable on the path);
+  whatever the predecessor really sent during the step (its content-share split moves within a step)
+  is added to the segment at the step's end, so no byte is created or lost between hops;
+* FIFO completion hop by hop: the last byte leaves hop h when its queue has sent everything that had
+  arrived before it, and is then at the tail of hop h + 1; what the content-share split still held
+  for the flow at hop h is handed to the other flows in that queue (as the single-switch loop does at
+  completion), so the queue's depth stays right and the flow's later-hop counters miss those bytes;
+* pause from a switch to a switch stops the peer's egress queue (not its whole port), PFC storms come
+  only from NICs, and the watchdog watches queues as in the single-switch model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastpath.model import dcqcn, hop_rates, nic, pfc, rates, watchdog, wred
+from fastpath.model.buffers import Occupancy, occupancy, pool_rates, threshold_rates
+from fastpath.model.engine import MIN_STEP, PROGRESS_EVERY, STRETCH_ROUNDS, TOL, _pause_by_priority, _same
+from fastpath.model.fluid import bins, contents, crossing, decay, falling
+from fastpath.model.hop_layout import Chain, build_hop_layouts
+from fastpath.model.hop_tally import SegState, assemble_hops
+from fastpath.model.inputs import Flows, Links, Nics, RunConfig
+from fastpath.model.layout import Layout
+from fastpath.model.result import Result
+from fastpath.model.series import Sampler
+from fastpath.model.tally import Watermarks
+from fastpath.tables import F64, I64, B, Tables
+
+
+@dataclass
+class HopRun:
+    """Everything that changes during a run across several switches."""
+
+    flow: Layout
+    seg: Layout
+    ch: Chain
+    links: Links
+    flows: Flows
+    cfg: RunConfig
+    fs: nic.FlowState
+    ss: SegState
+    tail: I64            # [F] hop holding a TAIL flow's last byte
+    pfc: pfc.PfcState
+    dq: dcqcn.DcqcnState
+    storms: watchdog.Storms
+    wt: rates.WredColumns
+    q_arrived: F64
+    q_removed: F64
+    marks: Watermarks
+    sampler: Sampler
+    has_storms: bool
+    has_wred: bool
+    has_dcqcn: bool
+    cap: float
+    t: float = 0.0
+    steps: int = 0
+    occ: Occupancy | None = None
+    last: hop_rates.HopRates | None = None
+    calm: bool = False
+
+
+def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig) -> HopRun:
+    flow, seg, ch = build_hop_layouts(tables, nics, flows, links, cfg)
+    n_q = seg.n_ports * seg.n_queues
+    qos = tables.qos
+    wt = rates.WredColumns(wred_min=qos.wred_min.astype(np.float64).ravel(),
+                           wred_max=qos.wred_max.astype(np.float64).ravel(),
+                           wred_prob=qos.wred_prob.astype(np.float64).ravel(), wred_ecn=qos.wred_ecn.ravel().copy(),
+                           wred_drop=qos.wred_drop.ravel().copy(), any_drop=bool(qos.wred_drop.any()))
+    storms = watchdog.plan_storms(seg, nics, cfg)
+    dq = dcqcn.DcqcnState.new(flows.dcqcn & flow.runnable, flow.line * 8.0, cfg.dcqcn,
+                              np.random.default_rng(cfg.seed))
+    return HopRun(flow=flow, seg=seg, ch=ch, links=links, flows=flows, cfg=cfg, fs=nic.new_flows(flow, flows),
+                  ss=SegState.new(ch.n_segs), tail=np.zeros(flows.n, dtype=np.int64),
+                  pfc=pfc.PfcState.new(len(seg.pg_port)), dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q),
+                  q_removed=np.zeros(n_q), marks=Watermarks.new(n_q, seg.n_pools),
+                  sampler=Sampler.new(cfg.max_time_s, cfg.sample_s, cfg.max_samples, seg.n_ports, seg.n_queues),
+                  has_storms=bool(np.isfinite(storms.start).any()),
+                  has_wred=bool((wt.wred_ecn | wt.wred_drop).any()), has_dcqcn=bool(dq.on.any()),
+                  cap=cfg.max_step_s)
+
+
+def _occupancy(run: HopRun) -> Occupancy:
+    if run.occ is None:
+        run.occ = occupancy(run.seg, run.ss.content, run.pfc.paused(), run.pfc.frozen)
+    return run.occ
+
+
+def _control(run: HopRun) -> watchdog.QueueControl:
+    if run.has_storms:
+        return watchdog.control(run.seg, run.storms, run.t)
+    return watchdog.QueueControl(stalled=None, dropping=None)
+
+
+def _caps(run: HopRun) -> F64:
+    sending = run.fs.phase == nic.SENDING
+    limit = np.minimum(run.dq.rc / 8.0, run.flow.line) if run.has_dcqcn else run.flow.line
+    return np.where(sending, limit, 0.0)
+
+
+def _tail_seg(run: HopRun) -> I64:
+    return np.asarray(run.ch.first + run.tail)
+
+
+def _flow_ends(run: HopRun, r: hop_rates.HopRates) -> float:
+    """As ``engine._flow_ends``, the last byte's time taken at the queue of the hop that holds it."""
+    fs, n = run.fs, run.flows.n
+    t_send = np.divide(fs.remaining, r.send, out=np.full(n, np.inf), where=r.send > 0)
+    tail = (fs.phase == nic.TAIL) & ~fs.lost_open
+    t_last = np.full(n, np.inf)
+    if tail.any():
+        qid = run.seg.qid[_tail_seg(run)[tail]]
+        serve = r.serve[qid]
+        gap = np.maximum(fs.mark[tail] - run.q_removed[qid], 0.0)
+        t_last[tail] = np.divide(gap, serve, out=np.full(len(gap), np.inf), where=serve > 0)
+    ends = np.minimum(t_send, t_last)
+    due = np.isfinite(ends)
+    if not due.any():
+        return float("inf")
+    cfg = run.cfg
+    slack = np.where(fs.lost_open, 0.0, nic.slack(fs, run.t, cfg.merge_abs_s, cfg.merge_rel))
+    limit = float((ends[due] + slack[due]).min())
+    return float(ends[due & (ends <= limit)].max())
+
+
+def _flow_events(run: HopRun, r: hop_rates.HopRates) -> float:
+    fs = run.fs
+    events = [_flow_ends(run, r), nic.next_start(fs) - run.t]
+    if fs.lost_open.any():
+        events.append(nic.nak_due(fs) - run.t)
+    return min(events)
+
+
+def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
+    seg, tol = run.seg, TOL
+    n_q, n_pg = len(occ.q_wire), len(occ.pg)
+    net = seg.beta * (r.adm - r.dep)
+    q_rate = bins(seg.qid, net, n_q)
+    pg_rate = bins(seg.pgid, net, n_pg)
+    paused = run.pfc.paused()
+    used_rate, head_rate = pool_rates(seg, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
+    pg_th_rate, q_th_rate = threshold_rates(seg, used_rate)
+    events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
+              float(crossing(occ.q_buf, q_rate, seg.q_reserved + occ.q_th, q_th_rate, tol).min()),
+              float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
+                             pg_th_rate, tol).min()),
+              pfc.event_time(seg, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
+    if run.has_wred:
+        wt = run.wt
+        events.append(float(wred.kink_time(occ.q_buf, q_rate, wt.wred_min, wt.wred_max, wt.wred_ecn | wt.wred_drop,
+                                           tol).min()))
+    pool_left = seg.pool_xoff_pad - occ.pool_head
+    if (head_rate > 0).any():
+        ok = (seg.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
+        events.append(float(np.divide(pool_left, head_rate, out=np.full(len(pool_left), np.inf), where=ok).min()))
+    return min(events)
+
+
+def _mark_prob(run: HopRun, depth: F64) -> F64:
+    wt = run.wt
+    return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
+
+
+def _mark_rate(run: HopRun, p0: F64, r: hop_rates.HopRates) -> F64:
+    """Expected marked packets per second each flow receives (summed over its hops)."""
+    seg = run.seg
+    if not run.has_wred:
+        return np.zeros(run.flows.n)
+    per_seg = np.where(run.flows.ecn_capable[run.ch.seg_flow], r.dep * p0[seg.qid] / seg.pkt_wire, 0.0)
+    return bins(run.ch.seg_flow, per_seg, run.flows.n)
+
+
+def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, p0: F64) -> tuple[float, bool]:
+    cfg = run.cfg
+    events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
+    if run.has_storms:
+        events.append(watchdog.next_event(run.storms, run.t) - run.t)
+    if run.has_dcqcn:
+        events.append(dcqcn.due(run.dq, cfg.dcqcn, r.send * 8.0, _mark_rate(run, p0, r), run.t, cfg.timer_grid_s,
+                                run.fs.phase == nic.SENDING) - run.t)
+    event = min(events)
+    return (max(event, MIN_STEP), False) if event < run.cap else (run.cap, True)
+
+
+def _rates(run: HopRun, occ: Occupancy, caps: F64) -> hop_rates.HopRates:
+    return hop_rates.compute(run.flow, run.seg, run.ch, occ, caps, run.ss.content, run.pfc, _control(run), run.wt,
+                             run.cap, TOL)
+
+
+def _stretch(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, caps: F64, p0: F64, dt: float,
+             capped: bool) -> tuple[hop_rates.HopRates, float, bool]:
+    """As ``engine._stretch``."""
+    fs = run.fs
+    sending = (fs.phase == nic.SENDING) & (r.send > 0)
+    t_send = np.divide(fs.remaining, r.send, out=np.full(len(sending), np.inf), where=sending)
+    late = sending & (t_send * (1.0 + 1e-9) < dt)
+    if not late.any():
+        return r, dt, capped
+    for _ in range(STRETCH_ROUNDS):
+        r2 = _rates(run, occ, np.where(late, np.minimum(caps, fs.remaining / dt), caps))
+        sooner = (fs.phase == nic.SENDING) & ~late & (r2.send * dt > fs.remaining * (1.0 + 1e-9))
+        if not sooner.any():
+            dt2, _ = _step_length(run, occ, r2, p0)
+            if dt2 >= dt * (1.0 - 1e-9):
+                return r2, dt, False
+            break
+        late |= sooner
+    return r, max(float(t_send.min()), MIN_STEP), False
+
+
+def _grow_cap(run: HopRun, r: hop_rates.HopRates, capped: bool) -> None:
+    last = run.last
+    steady = (capped and run.calm and last is not None and _same(r.send, last.send) and _same(r.dep, last.dep)
+              and _same(r.serve, last.serve))
+    run.cap = min(run.cap * 2.0, run.cfg.max_steady_step_s) if steady else run.cfg.max_step_s
+    run.calm = capped
+    run.last = r
+
+
+def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64, b1: F64, left: F64,
+               added: F64, arrived: F64) -> None:
+    """Segments ``segs`` get what their predecessors really sent this step, not the constant rate the
+    step assumed: the difference joins the segment's content where its queue holds bytes at the
+    step's end, else it passes straight through (an empty queue holds nothing)."""
+    prev = segs - 1
+    into = r.into[segs]
+    ratio = np.divide(r.adm[segs], into, out=np.ones(len(segs)), where=into > 0)
+    extra = (left[prev] - into * dt) * ratio
+    held = q1[seg.qid[segs]] > TOL
+    fix = np.where(held, np.maximum(b1[segs] + extra, 0.0) - b1[segs], 0.0)
+    through = np.where(held, 0.0, np.maximum(left[segs] + extra, 0.0) - left[segs])
+    b1[segs] += fix
+    left[segs] += through
+    added[segs] += fix + through
+    arrived[segs] = left[prev]
+
+
+def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0: F64) -> tuple[F64, F64]:
+    """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
+    fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
+    n_q = len(occ.q_wire)
+    q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
+    b1 = contents(ss.content, r.adm, seg.qid, occ.q_wire, q1, r.arrive, rho)
+    left = np.maximum(ss.content + r.adm * dt - b1, 0.0)
+    added = r.adm * dt
+    arrived = r.into * dt
+    for segs in ch.by_hop:      # hop order: what passes through one hop reaches the next
+        _reconcile(seg, segs, r, dt, q1, b1, left, added, arrived)
+    ss.content = b1
+    ss.departed += left
+    ss.arrived += arrived
+    ss.in_drop += (r.into - r.keep) * dt
+    ss.out_drop += (r.keep - r.adm) * dt
+    sent = r.send * dt
+    fs.arrived += sent
+    fs.sent += sent
+    fs.remaining = np.maximum(fs.remaining - sent, 0.0)
+    run.q_arrived += bins(seg.qid, added, n_q)
+    run.q_removed += bins(seg.qid, left, n_q)
+    q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
+    if not run.has_wred:
+        return q_buf1, np.zeros(0)
+    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p[seg.qid] / seg.pkt_wire, 0.0)
+    ss.marks += marked
+    return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
+
+
+def _flush(run: HopRun, nics_flushed: B) -> None:
+    seg, ss = run.seg, run.ss
+    queues = run.storms.qid[nics_flushed]
+    hit = np.isin(seg.qid, queues[queues >= 0])
+    lost = np.where(hit, ss.content, 0.0)
+    ss.out_drop += lost
+    run.q_removed += bins(seg.qid, lost, len(run.q_removed))
+    ss.content = np.where(hit, 0.0, ss.content)
+    lost_f = bins(run.ch.seg_flow, lost, run.flows.n)
+    nic.open_losses(run.fs, lost_f, run.fs.sent, 2.0 * run.flow.latency, run.t, run.cfg.timer_grid_s)
+    run.occ = None
+
+
+def _hand_over(run: HopRun, segs: I64) -> None:
+    """The flows' last bytes have left these segments: what the content split still gives them goes to
+    the others in the same queue (``engine._finish_flows``)."""
+    ss, seg = run.ss, run.seg
+    n_q = len(run.q_arrived)
+    resid = bins(seg.qid[segs], ss.content[segs], n_q)
+    ss.content[segs] = 0.0
+    others = bins(seg.qid, ss.content, n_q)
+    factor = np.divide(resid, others, out=np.zeros(n_q), where=others > 0)
+    ss.content *= 1.0 + factor[seg.qid]
+    run.q_removed += np.where(others > 0, 0.0, resid)
+
+
+def _advance_tails(run: HopRun) -> bool:
+    """Move the last bytes that have left their hop's queue to the next hop, completing the flows
+    whose last hop that was; True when something moved."""
+    fs, seg, ch = run.fs, run.seg, run.ch
+    tail_seg = _tail_seg(run)
+    passed = (fs.phase == nic.TAIL) & ~fs.lost_open & (run.q_removed[seg.qid[tail_seg]] >= fs.mark - TOL)
+    if not passed.any():
+        return False
+    _hand_over(run, tail_seg[passed])
+    done = passed & (run.tail == ch.n_hops - 1)
+    moved = passed & ~done
+    run.tail[moved] += 1
+    fs.mark[moved] = run.q_arrived[seg.qid[ch.first[moved] + run.tail[moved]]]
+    if done.any():
+        nic.complete(fs, run.flow, run.flows, done, run.t, run.cfg.cut_through_s)
+    run.occ = None
+    return True
+
+
+def _finish_flows(run: HopRun) -> None:
+    fs, seg = run.fs, run.seg
+    if fs.lost_open.any():
+        nic.naks(fs, run.t)
+        run.tail[fs.phase == nic.SENDING] = 0
+    over = (fs.phase == nic.SENDING) & (fs.remaining <= TOL)
+    fs.remaining[over] = 0.0
+    fs.phase[over] = nic.TAIL
+    run.tail[over] = 0
+    fs.mark[over] = run.q_arrived[seg.qid[run.ch.first[over]]]
+    for _ in range(run.ch.max_hops):
+        if not _advance_tails(run):
+            break
+    nic.begin(fs, run.flow, run.t)
+
+
+def _losses(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, sent0: F64, dt: float) -> None:
+    seg, n = run.seg, run.flows.n
+    lost_seg = (r.into - r.adm) * dt
+    if not (lost_seg > 0).any():
+        return
+    lost = bins(run.ch.seg_flow, lost_seg, n)
+    wait = np.where(lost_seg > 0, occ.q_wire[seg.qid] / seg.port_cap[np.maximum(seg.out_port, 0)], 0.0)
+    queue_delay = np.zeros(n)
+    np.maximum.at(queue_delay, run.ch.seg_flow, wait)
+    nic.open_losses(run.fs, lost, sent0, 2.0 * run.flow.latency + queue_delay, run.t, run.cfg.timer_grid_s)
+
+
+def step(run: HopRun) -> None:
+    """One adaptive step (``engine.step`` over segments)."""
+    seg, cfg = run.seg, run.cfg
+    occ = _occupancy(run)
+    caps = _caps(run)
+    r = _rates(run, occ, caps)
+    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
+    dt, capped = _step_length(run, occ, r, p0)
+    r, dt, capped = _stretch(run, occ, r, caps, p0, dt, capped)
+    _grow_cap(run, r, capped)
+    t0, t1 = run.t, run.t + dt
+    sent0 = run.fs.sent.copy()
+    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    pfc.account(run.pfc, r.slide, occ, dt)
+    run.marks.raise_to(occ, q_buf1)
+    tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
+    run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(seg, run.pfc))
+    run.t = t1
+    run.steps += 1
+    run.occ = None
+    _losses(run, occ, r, sent0, dt)
+    if run.has_storms:
+        watchdog.account(seg, run.storms, t0, t1)
+        flush = watchdog.record(seg, run.storms, t1)
+        if flush.any():
+            _flush(run, flush)
+    if run.has_dcqcn:
+        dcqcn.react(run.dq, cfg.dcqcn, marked, r.send * dt, t0, t1)
+    if pfc.transition(seg, run.pfc, _occupancy(run), t1, TOL):
+        run.occ = None
+    _finish_flows(run)
+
+
+def finished(run: HopRun) -> bool:
+    if run.t >= run.cfg.max_time_s - MIN_STEP:
+        return True
+    phase = run.fs.phase
+    busy = (phase == nic.SENDING) | (phase == nic.TAIL) | ((phase == nic.WAITING) & np.isfinite(run.fs.start_at))
+    if busy.any():
+        return False
+    return not (run.has_storms and np.isfinite(watchdog.next_event(run.storms, run.t)))
+
+
+def simulate_hops(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig,
+                  progress: Callable[[float], None] | None = None) -> Result:
+    """Run ``flows`` (with ``hops``) between ``nics`` over the merged ``tables`` wired by ``links``."""
+    wall = time.perf_counter()
+    run = new_run(tables, nics, flows, links, cfg)
+    nic.begin(run.fs, run.flow, 0.0)
+    while not finished(run):
+        step(run)
+        if progress is not None and run.steps % PROGRESS_EVERY == 0:
+            progress(min(run.t / cfg.max_time_s, 1.0))
+    if progress is not None:
+        progress(1.0)
+    return assemble_hops(run.flow, run.seg, run.ch, run.links, run.flows, run.fs, run.ss, run.pfc, run.storms,
+                         run.marks, run.sampler, run.t, run.steps, time.perf_counter() - wall)
