@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from fastpath.forward import ACT_FORWARD, Learned, PacketBatch, forward
+from fastpath.l3 import RIF_VLAN
 from fastpath.tables import I8, I32, U64, Tables
 from nos.traffic.hosts import Host
 from nos.traffic.scenario import Scenario
@@ -127,3 +128,25 @@ def find_paths(scenario: Scenario, hosts: Sequence[Host], tables: Tables, src: I
 
 
 __all__ = ["Paths", "attachment_paths", "find_paths", "programmed_paths", "with_learnt"]
+
+
+def resolve_vlan_neighbours(tables: Tables) -> Tables:
+    """A copy of ``tables`` whose next hops on a VLAN interface point at the port or LAG the FDB now
+    holds their MAC on (as the ASIC finds a neighbour's egress through the FDB): after ``with_learnt``,
+    routed traffic to a host the switch has learnt is no longer flooded. Unchanged when none moves."""
+    l2, l3 = tables.l2, tables.l3
+    if l2 is None or l3 is None or not len(l3.nh_obj) or not len(l2.fdb_keys):
+        return tables
+    rif = np.asarray(l3.nh_rif, dtype=np.int64)
+    on_vlan = (rif >= 0) & (np.asarray(l3.rif_kind)[np.maximum(rif, 0)] == RIF_VLAN) & (np.asarray(l3.nh_obj) < 0)
+    if not on_vlan.any():
+        return tables
+    vlan = np.asarray(l3.rif_vlan, dtype=np.uint64)[np.maximum(rif, 0)]
+    keys = (vlan << np.uint64(48)) | np.asarray(l3.nh_mac, dtype=np.uint64)
+    pos = np.minimum(np.searchsorted(l2.fdb_keys, keys), len(l2.fdb_keys) - 1)
+    found = on_vlan & (l2.fdb_keys[pos] == keys)
+    if not found.any():
+        return tables
+    nh_obj = np.array(l3.nh_obj, dtype=np.int32)
+    nh_obj[found] = l2.fdb_obj[pos[found]]
+    return replace(tables, l3=replace(l3, nh_obj=nh_obj))

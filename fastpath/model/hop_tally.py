@@ -19,8 +19,8 @@ from fastpath.model.inputs import Flows, Links
 from fastpath.model.layout import Layout
 from fastpath.model.result import Result
 from fastpath.model.series import Sampler
-from fastpath.model.tally import Watermarks, _by_priority, counters
-from fastpath.tables import F64
+from fastpath.model.tally import Watermarks, _by_priority, counters, payload_per_wire
+from fastpath.tables import F64, I64
 
 
 @dataclass
@@ -41,9 +41,9 @@ class SegState:
                    marks=z.copy())
 
 
-def _flow_outcomes(flow: Layout, ch: Chain, fs: nic.FlowState, ss: SegState) -> dict[str, F64]:
+def _flow_outcomes(flow: Layout, ch: Chain, fs: nic.FlowState, ss: SegState, size: I64) -> dict[str, F64]:
     n = len(fs.phase)
-    payload = 1.0 / flow.wire_per_payload
+    payload = payload_per_wire(size, flow.total_wire)
     dropped = bins(ch.seg_flow, ss.in_drop + ss.out_drop, n)
     departed = ss.departed[ch.first + ch.n_hops - 1]
     useful = np.clip(departed - np.maximum(fs.retrans - dropped, 0.0), 0.0, flow.total_wire)
@@ -71,7 +71,7 @@ def assemble_hops(flow: Layout, seg: Layout, ch: Chain, links: Links, flows: Flo
     tx_frames = np.round(_by_priority(seg, st.frames))
     tx_pause = _by_priority(seg, st.pause_s)
     return Result(
-        **_flow_outcomes(flow, ch, fs, ss),
+        **_flow_outcomes(flow, ch, fs, ss, flows.size),
         **counters(seg, ss.arrived, ss.departed, ss.in_drop, ss.out_drop, ss.marks),
         pfc_tx_frames=tx_frames, pfc_rx_frames=np.round(storms.rx_frames) + _peer_rx(links, tx_frames),
         pfc_tx_pause_s=tx_pause, pfc_rx_pause_s=storms.rx_pause_s + _peer_rx(links, tx_pause),

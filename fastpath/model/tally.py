@@ -8,6 +8,7 @@ Each flow uses one ingress port/PG and one egress port/queue, so per-flow totals
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -51,8 +52,15 @@ def _by_priority(lay: Layout, per_pg: F64) -> F64:
     return np.asarray(out.reshape(lay.n_ports, N_TC, N_TC).sum(axis=1))
 
 
-def _flow_outcomes(lay: Layout, fs: nic.FlowState) -> dict[str, F64]:
-    payload = 1.0 / lay.wire_per_payload
+def payload_per_wire(size: Any, total_wire: F64) -> F64:
+    """Each flow's payload bytes per wire byte, exact over its whole message (its last packet is short:
+    the full-packet ratio would count its headers' share of the missing bytes as payload)."""
+    return np.asarray(np.divide(np.asarray(size, dtype=np.float64), total_wire,
+                                out=np.zeros(len(total_wire)), where=total_wire > 0))
+
+
+def _flow_outcomes(lay: Layout, fs: nic.FlowState, size: Any) -> dict[str, F64]:
+    payload = payload_per_wire(size, lay.total_wire)
     dropped = fs.in_drop + fs.out_drop
     useful = np.clip(fs.departed - np.maximum(fs.retrans - dropped, 0.0), 0.0, lay.total_wire)
     useful = np.where(fs.phase == nic.DONE, lay.total_wire, useful)
@@ -95,7 +103,7 @@ def assemble(lay: Layout, flows: Flows, cfg: RunConfig, fs: nic.FlowState, st: p
     sim_time = max(now, float(finish.max())) if len(finish) else now
     events = sorted(storms.events)
     return Result(
-        **_flow_outcomes(lay, fs), **_counters(lay, fs),
+        **_flow_outcomes(lay, fs, flows.size), **_counters(lay, fs),
         pfc_tx_frames=np.round(_by_priority(lay, st.frames)), pfc_rx_frames=np.round(storms.rx_frames),
         pfc_tx_pause_s=_by_priority(lay, st.pause_s), pfc_rx_pause_s=storms.rx_pause_s,
         queue_max_bytes=marks.queue.reshape(lay.n_ports, lay.n_queues),

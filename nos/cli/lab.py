@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from nos.cli.common import fail, json_option, print_json, print_table
+from nos.cli.fabric import lab_traffic_run
 from nos.db.connector import Databases
 from nos.db.table import Table
 from nos.lab.addressing import LabPlan, plan, role_of, startup_config, startup_configs
@@ -92,12 +93,16 @@ def config(file: Path, node: str, output: Path | None) -> None:
     click.echo(f"Wrote {output} ({sum(len(rows) for rows in doc.values())} rows in {len(doc)} tables).")
 
 
-def _lab(name: str | None) -> LabDir:
+def lab_dir_of(name: str | None) -> LabDir:
+    """The lab called ``name`` (default: the only one running), or exit 1 saying why not."""
     try:
         return find_lab(name)
     except LabNotFound as exc:
         fail(str(exc))
     raise AssertionError  # fail() exits
+
+
+_lab = lab_dir_of
 
 
 lab_option = click.option("--lab", "lab_name", envvar="NOS_LAB", help="The lab (default: the only one running).")
@@ -240,3 +245,11 @@ def _far_admin_down(state: dict[str, Any], end: Any) -> bool:
         return (Table(dbs["APPL_DB"], "PORT_TABLE").get(far.port) or {}).get("admin_status") != "up"
     finally:
         dbs.close()
+
+
+@lab.group("traffic")
+def lab_traffic() -> None:
+    """Traffic across every switch of a lab (one fluid model over all of them)."""
+
+
+lab_traffic.add_command(lab_traffic_run)

@@ -1,0 +1,184 @@
+"""One traffic run across a fabric: a lab scenario's flows over every switch's tables, one fluid model
+(``fastpath.fabric``), and what each switch's counters get from it.
+
+Used by ``nos lab traffic run`` (the tables each running switch's syncd_sim compiled, exported at one
+moment: ``nos.lab.exchange``) and ``nos fabric run`` (tables built for a topology without daemons:
+``fastpath.fabric.topo``). Pure but for the caller's I/O: ``lab_fabric`` and ``flows_of`` build the
+inputs, ``summary`` says what happened, ``updates_by_switch`` is each switch's share as SAI stat updates
+(``fastpath.run_counters``, as a single-switch run's).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from fastpath.fabric import Fabric, FabricFlows, FabricResult
+from fastpath.fabric import Host as FabricHost
+from fastpath.fabric import Link as FabricLink
+from fastpath.model import RunConfig
+from fastpath.paths import learn_hosts, resolve_vlan_neighbours
+from fastpath.run_counters import counter_updates
+from fastpath.tables import Tables
+from fastpath.workloads import MAX_FLOWS, concat, dcqcn_params, expand_workload
+from nos.lab.model import Host as LabHost
+from nos.lab.model import Topology, mac_text
+from nos.lab.scenario import LabScenario
+from nos.traffic.errors import ScenarioError, ScenarioProblem
+from nos.traffic.hosts import workload_hosts
+from nos.traffic.scenario import workload_names
+
+FIRST_L4_SRC = 49152   # each flow its own UDP source port (RoCEv2 sets it per queue pair): ECMP spreads them
+HOT_SPOTS = 5
+
+
+@dataclass(frozen=True)
+class FabricRun:
+    """What a run was given, for its summary: the flows, their workload names, the hosts' switches."""
+
+    flows: FabricFlows
+    names: list[str]
+    node_of: tuple[str, ...]
+
+
+def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario) -> Fabric:
+    """The fabric of a running lab: each switch's exported tables, the topology's cables and hosts (a
+    host honours pause unless its scenario group says ``ignores_pause``)."""
+    groups = lab.scenario.hosts
+    hosts = tuple(FabricHost(h.name, h.node, h.port, int(h.mac.replace(":", ""), 16), int(ipaddress.IPv4Address(h.ip)),
+                             float(groups[i].speed or h.speed_bps), float(groups[i].cable or h.cable_m),
+                             honours_pause=not groups[i].ignores_pause) for i, h in enumerate(topo.hosts))
+    links = tuple(FabricLink((link.a.node, link.a.port), (link.b.node, link.b.port), link.cable_m)
+                  for link in topo.links)
+    learnt = {n.name: _learnt_hosts(tables[n.name], lab, n.name) for n in topo.switches()}
+    return Fabric(switches=tuple((n.name, learnt[n.name]) for n in topo.switches()), links=links, hosts=hosts)
+
+
+def _learnt_hosts(tables: Tables, lab: LabScenario, node: str) -> Tables:
+    """A switch's tables as after one broadcast frame from each of its hosts (their MACs learnt, the
+    neighbours on its VLAN interface resolved to their ports), as when the hosts have ARPed: a lab's
+    switches learn only from traffic, and the exported tables are those of an idle switch.
+    Approximation: the learnt MACs stay in the run; they are not written back to the switch's FDB."""
+    mine = [h for h, n in zip(lab.hosts, lab.node_of, strict=True) if n == node]
+    if not mine:
+        return tables
+    index = np.asarray([tables.ports.names.index(h.port) for h in mine], dtype=np.int32)
+    return resolve_vlan_neighbours(learn_hosts(tables, mine, index))
+
+
+def lab_hosts_of(fabric: Fabric, prefix_len: int = 24) -> tuple[LabHost, ...]:
+    """A fabric's hosts as lab host rows, for a scenario over a fabric built without daemons."""
+    return tuple(LabHost(h.name, h.switch, h.port, h.speed_bps, mac_text(h.mac), str(ipaddress.IPv4Address(h.ip)),
+                         prefix_len, "", h.cable_m) for h in fabric.hosts)
+
+
+def flows_of(lab: LabScenario) -> FabricRun:
+    """Every workload's flows (``fastpath.workloads``: the same expansion as on one switch); DCQCN, ECN
+    and MTU from the sender's host group; ``ScenarioError`` for a selector that matches nothing."""
+    scenario = lab.scenario
+    chosen = workload_hosts(scenario, lab.hosts)
+    blocks = [expand_workload(scenario, i, w, chosen[i]) for i, w in enumerate(scenario.workloads)]
+    total = sum(b.n for b in blocks)
+    if total > MAX_FLOWS:
+        raise ScenarioError(scenario.name, [ScenarioProblem("workloads", f"expand to {total} flows; at most "
+                                                            f"{MAX_FLOWS}", None)])
+    merged, group, dscp = concat(blocks)
+    sender = np.asarray([h.group for h in lab.hosts], dtype=np.int32)[merged.src]
+    groups = scenario.hosts
+    dcqcn_of_block = np.asarray([b.dcqcn for b in blocks], dtype=bool)
+    flows = FabricFlows(
+        src=merged.src, dst=merged.dst, size=merged.size, dscp=dscp, start_s=merged.start_s,
+        dep_ptr=merged.dep_ptr, dep_idx=merged.dep_idx, gap_s=merged.gap_s,
+        l4_src=(FIRST_L4_SRC + np.arange(merged.n) % 16384).astype(np.int32),
+        dcqcn=np.asarray([g.dcqcn for g in groups], dtype=bool)[sender] & dcqcn_of_block[group],
+        ecn_capable=np.asarray([g.ecn for g in groups], dtype=bool)[sender],
+        mtu=np.asarray([g.mtu for g in groups], dtype=np.int64)[sender], group=group)
+    return FabricRun(flows, workload_names(scenario), lab.node_of)
+
+
+def run_config(lab: LabScenario) -> RunConfig:
+    scenario = lab.scenario
+    return RunConfig(max_time_s=scenario.duration, sample_s=scenario.sample_interval, seed=scenario.seed,
+                     dcqcn=dcqcn_params(scenario))
+
+
+def updates_by_switch(res: FabricResult) -> dict[str, list[tuple[str, str, int, str]]]:
+    """Each switch's share of the run as SAI stat updates on its own objects."""
+    out = {}
+    for (name, tables), counters in zip(res.fabric.switches, res.per_switch(), strict=True):
+        view = SimpleNamespace(**counters.values, pool_max_bytes=counters.pool_max_bytes)
+        out[name] = [(u.oid, u.stat, u.value, u.mode) for u in counter_updates(tables, view)]
+    return out
+
+
+def _workloads(run: FabricRun, finish: np.ndarray, delivered: np.ndarray, dropped: np.ndarray) -> list[dict[str, Any]]:
+    rows = []
+    for g, name in enumerate(run.names):
+        mine = run.flows.group == g
+        done = finish[mine][~np.isnan(finish[mine])]
+        rows.append({"name": name, "flows": int(mine.sum()), "finished": int(done.size),
+                     "completion_s": float(done.max()) if done.size else None,
+                     "delivered_bytes": int(delivered[mine].sum()), "dropped_bytes": int(dropped[mine].sum())})
+    return rows
+
+
+def _switch_rows(res: FabricResult) -> list[dict[str, Any]]:
+    rows = []
+    for c in res.per_switch():
+        v = c.values
+        rows.append({"switch": c.switch, "tx_bytes": int(np.sum(v["port_tx_bytes"])),
+                     "pfc_tx_frames": int(np.sum(v["pfc_tx_frames"])), "pfc_rx_frames": int(np.sum(v["pfc_rx_frames"])),
+                     "ecn_marked_pkts": int(np.sum(v["queue_ecn_marked_pkts"])),
+                     "dropped_pkts": int(np.sum(v["queue_drop_pkts"]) + np.sum(v["pg_drop_pkts"])),
+                     "max_queue_bytes": int(np.max(v["queue_max_bytes"])) if np.size(v["queue_max_bytes"]) else 0})
+    return rows
+
+
+def _links(res: FabricResult) -> list[dict[str, Any]]:
+    """Bytes each way over every switch-to-switch link, and the pause each end sent."""
+    by_switch = {c.switch: c for c in res.per_switch()}
+    rows = []
+    for link in res.fabric.links:
+        ends = []
+        for node, port in (link.a, link.b):
+            c = by_switch[node]
+            i = c.ports.index(port)
+            ends.append((int(c.values["port_tx_bytes"][i]), float(np.sum(c.values["pfc_tx_pause_s"][i])),
+                         int(np.sum(c.values["queue_ecn_marked_pkts"][i]))))
+        rows.append({"a": f"{link.a[0]}:{link.a[1]}", "b": f"{link.b[0]}:{link.b[1]}",
+                     "a_tx_bytes": ends[0][0], "b_tx_bytes": ends[1][0],
+                     "a_pause_sent_s": ends[0][1], "b_pause_sent_s": ends[1][1],
+                     "a_ecn_marked_pkts": ends[0][2], "b_ecn_marked_pkts": ends[1][2]})
+    return rows
+
+
+def hot_spots(res: FabricResult, n: int = HOT_SPOTS) -> list[dict[str, Any]]:
+    """The egress ports that were paused longest and marked most, worst first (``switch:port``)."""
+    rows: list[dict[str, Any]] = []
+    for c in res.per_switch():
+        paused = np.sum(np.asarray(c.values["pfc_rx_pause_s"]), axis=1)
+        marked = np.sum(np.asarray(c.values["queue_ecn_marked_pkts"]), axis=1)
+        for i in np.flatnonzero((paused > 0) | (marked > 0)):
+            rows.append({"port": f"{c.switch}:{c.ports[i]}", "paused_s": float(paused[i]),
+                         "ecn_marked_pkts": int(marked[i]),
+                         "max_queue_bytes": int(np.max(np.asarray(c.values["queue_max_bytes"])[i]))})
+    rows.sort(key=lambda r: (-r["paused_s"], -r["ecn_marked_pkts"], r["port"]))
+    return rows[:n]
+
+
+def summary(res: FabricResult, run: FabricRun) -> dict[str, Any]:
+    r = res.result
+    finish = np.asarray(r.flow_finish_s, dtype=np.float64)
+    delivered = np.asarray(r.flow_delivered, dtype=np.float64)
+    dropped = np.asarray(r.flow_dropped, dtype=np.float64)
+    done = finish[~np.isnan(finish)]
+    return {"flows": run.flows.n, "finished": int(done.size), "completion_s": float(done.max()) if done.size else None,
+            "bytes": int(run.flows.size.sum()), "delivered_bytes": int(delivered.sum()),
+            "dropped_bytes": int(dropped.sum()), "sim_time_s": float(r.sim_time_s), "wall_s": float(r.wall_s),
+            "steps": int(r.steps), "workloads": _workloads(run, finish, delivered, dropped),
+            "switches": _switch_rows(res), "links": _links(res), "hot_spots": hot_spots(res)}
