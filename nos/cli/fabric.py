@@ -52,6 +52,9 @@ def _print_summary(doc: dict[str, Any], echo: Callable[[str], None] = click.echo
          + (f", last at {done * 1e6:.1f} us" if done is not None else "")
          + f"; delivered {doc['delivered_bytes']:,} of {doc['bytes']:,} bytes, dropped {doc['dropped_bytes']:,}"
          + f" (model {doc['wall_s']:.3f} s wall, {doc['steps']} steps)")
+    if doc["unroutable"]:
+        why = ", ".join(f"{n} {reason}" for reason, n in sorted(doc["unroutable"].items()))
+        echo(f"Unroutable (never ran): {why}; e.g. {doc['unroutable_examples'][0]}")
     echo("")
     print_table(["Workload", "Flows", "Finished", "Completion (us)", "Dropped bytes"],
                 [[w["name"], w["flows"], w["finished"],

@@ -216,19 +216,23 @@ def link(action: str, a: str, b: str, lab_name: str | None, timeout: float) -> N
 
 
 def _await_carrier(state: dict[str, Any], ends: tuple[Any, ...], action: str, timeout: float) -> None:
-    """Wait until both ends' NOS_LINK_TABLE say what the cut means (up: when the far end is admin up)."""
+    """Wait until both ends' NOS_LINK_TABLE say what the cut means and each switch has acted on it: its
+    port's oper status (APPL_DB ``PORT_TABLE``, written once orchagent has handled the port's state
+    change, next hops included) follows, unless the port is admin down or its far end is (a mended
+    link then stays dark, rightly)."""
     deadline = time.monotonic() + timeout
     for end in ends:
-        url = state["nodes"][end.node]["endpoints"]["redis"]
-        dbs = Databases(url)
+        dbs = Databases(state["nodes"][end.node]["endpoints"]["redis"])
         try:
-            table = Table(dbs["STATE_DB"], LINK_TABLE)
+            links, ports = Table(dbs["STATE_DB"], LINK_TABLE), Table(dbs["APPL_DB"], "PORT_TABLE")
             while True:
-                carrier = (table.get(end.port) or {}).get("carrier")
-                if carrier == action or (action == "up" and carrier is not None and _far_admin_down(state, end)):
+                carrier = (links.get(end.port) or {}).get("carrier")
+                port = ports.get(end.port) or {}
+                dark_anyway = action == "up" and (port.get("admin_status") != "up" or _far_admin_down(state, end))
+                if carrier is not None and (dark_anyway or (carrier == action and port.get("oper_status") == action)):
                     break
                 if time.monotonic() > deadline:
-                    fail(f"{end}: carrier still {carrier} after {timeout:.0f} s")
+                    fail(f"{end}: carrier {carrier}, oper status {port.get('oper_status')} after {timeout:.0f} s")
                 time.sleep(0.02)
         finally:
             dbs.close()

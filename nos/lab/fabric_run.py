@@ -11,6 +11,7 @@ inputs, ``summary`` says what happened, ``updates_by_switch`` is each switch's s
 from __future__ import annotations
 
 import ipaddress
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -18,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from fastpath.fabric import Fabric, FabricFlows, FabricResult
+from fastpath.fabric import DELIVERED, Fabric, FabricFlows, FabricResult
 from fastpath.fabric import Host as FabricHost
 from fastpath.fabric import Link as FabricLink
 from fastpath.model import RunConfig
@@ -35,6 +36,7 @@ from nos.traffic.scenario import workload_names
 
 FIRST_L4_SRC = 49152   # each flow its own UDP source port (RoCEv2 sets it per queue pair): ECMP spreads them
 HOT_SPOTS = 5
+UNROUTABLE_EXAMPLES = 10
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class FabricRun:
     flows: FabricFlows
     names: list[str]
     node_of: tuple[str, ...]
+    host_names: tuple[str, ...]
 
 
 def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario) -> Fabric:
@@ -98,7 +101,7 @@ def flows_of(lab: LabScenario) -> FabricRun:
         dcqcn=np.asarray([g.dcqcn for g in groups], dtype=bool)[sender] & dcqcn_of_block[group],
         ecn_capable=np.asarray([g.ecn for g in groups], dtype=bool)[sender],
         mtu=np.asarray([g.mtu for g in groups], dtype=np.int64)[sender], group=group)
-    return FabricRun(flows, workload_names(scenario), lab.node_of)
+    return FabricRun(flows, workload_names(scenario), lab.node_of, tuple(h.name for h in lab.hosts))
 
 
 def run_config(lab: LabScenario) -> RunConfig:
@@ -177,7 +180,11 @@ def summary(res: FabricResult, run: FabricRun) -> dict[str, Any]:
     delivered = np.asarray(r.flow_delivered, dtype=np.float64)
     dropped = np.asarray(r.flow_dropped, dtype=np.float64)
     done = finish[~np.isnan(finish)]
+    lost = [i for i, status in enumerate(res.hops.status) if status != DELIVERED]
     return {"flows": run.flows.n, "finished": int(done.size), "completion_s": float(done.max()) if done.size else None,
+            "unroutable": dict(Counter(res.hops.status[i] for i in lost)),
+            "unroutable_examples": [f"{run.host_names[run.flows.src[i]]}->{run.host_names[run.flows.dst[i]]}: "
+                                    f"{res.hops.status[i]}" for i in lost[:UNROUTABLE_EXAMPLES]],
             "bytes": int(run.flows.size.sum()), "delivered_bytes": int(delivered.sum()),
             "dropped_bytes": int(dropped.sum()), "sim_time_s": float(r.sim_time_s), "wall_s": float(r.wall_s),
             "steps": int(r.steps), "workloads": _workloads(run, finish, delivered, dropped),

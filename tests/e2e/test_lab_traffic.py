@@ -64,3 +64,27 @@ def test_every_switch_shows_its_share(all_to_all: dict[str, object]) -> None:
         assert uc3_bytes(spine, "Ethernet0") > 0
     for leaf in ("leaf2", "leaf3", "leaf4"):
         assert uc3_bytes(leaf, "Ethernet248") + uc3_bytes(leaf, "Ethernet252") >= 8 * 24 * 1_000_000
+
+
+def test_a_cut_spine_link_moves_only_the_flows_that_used_it(all_to_all: dict[str, object]) -> None:
+    cut = ("leaf1:Ethernet248", "spine1:Ethernet0")
+    nos("lab", "link", "down", *cut)
+    try:
+        after = json.loads(nos("lab", "traffic", "run", "all-to-all", "--json", timeout=300).stdout)
+    finally:
+        nos("lab", "link", "up", *cut)
+    links = {(li["a"], li["b"]): li for li in after["links"]}
+    assert links[cut]["a_tx_bytes"] == links[cut]["b_tx_bytes"] == 0           # nothing crosses the cut
+    # static routes, no routing protocol: leaf1 drops its dark next hop, but spine1's one route to
+    # leaf1 is over the dark port, so the flows the other leaves hash to spine1 for leaf1 die there
+    blackholed = after["unroutable"].get("egress_port_down", 0)
+    assert 0 < blackholed < 3 * 8 * 8 and set(after["unroutable"]) == {"egress_port_down"}
+    assert all(e.split("->")[1].startswith("leaf1-") and not e.startswith("leaf1-")
+               for e in after["unroutable_examples"])
+    assert after["finished"] == after["flows"] - blackholed and after["dropped_bytes"] == 0
+    before = {(li["a"], li["b"]): li for li in all_to_all["links"]}  # type: ignore[attr-defined]
+    # leaf2 <-> leaf3 traffic never touched leaf1: its links carry what they carried
+    for a, b in (("leaf2:Ethernet248", "spine1:Ethernet4"), ("leaf3:Ethernet252", "spine2:Ethernet8")):
+        assert links[(a, b)]["a_tx_bytes"] >= before[(a, b)]["a_tx_bytes"] * 0.5
+    up1 = links[("leaf1:Ethernet252", "spine2:Ethernet0")]["a_tx_bytes"]
+    assert up1 >= 8 * 24 * 1_000_000   # all of leaf1's traffic to the other leaves now leaves by spine2
