@@ -8,7 +8,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import boot, db, forward, gnmi, reload, rest, restart, routes, traffic
+from bench import boot, db, fabric, forward, gnmi, reload, rest, restart, routes, traffic
 from nos.runtime.redis_server import RedisServer
 
 
@@ -70,12 +70,22 @@ def run_reload(runs: int, sku: str) -> dict[str, object]:
             "applied_seconds": applied, "applied_median": median(applied)}
 
 
+def run_models(args: argparse.Namespace, out: dict[str, object]) -> None:
+    """The traffic model's benchmarks: one switch, then a fabric."""
+    if args.only in (None, "traffic"):
+        out["traffic"] = traffic.run_all(args.runs)
+        traffic.report(out["traffic"])
+    if args.only in (None, "fabric"):
+        out["fabric"] = fabric.run_all(args.runs)
+        fabric.report(out["fabric"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="bench")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keys", type=int, default=50_000)
     parser.add_argument("--only", choices=["db", "boot", "reload", "routes", "restart", "gnmi", "rest", "forward",
-                                                "traffic"])
+                                                "traffic", "fabric"])
     parser.add_argument("--routes", type=int, default=100_000)
     parser.add_argument("--route-sets", type=int, default=routes.SETS)
     parser.add_argument("--json", type=Path, default=Path("bench/results/latest.json"))
@@ -125,9 +135,7 @@ def main() -> None:
     if args.only in (None, "forward"):
         out["forward"] = forward.run(runs=args.runs)
         forward.report(out["forward"])
-    if args.only in (None, "traffic"):
-        out["traffic"] = traffic.run_all(args.runs)
-        traffic.report(out["traffic"])
+    run_models(args, out)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(out, indent=2) + "\n")
 

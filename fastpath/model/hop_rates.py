@@ -25,7 +25,7 @@ import numpy as np
 from fastpath.model import pfc, wred
 from fastpath.model.buffers import Occupancy
 from fastpath.model.fluid import TINY, bins, departures_now
-from fastpath.model.hop_layout import Chain
+from fastpath.model.hop_layout import Chain, Level
 from fastpath.model.layout import Layout
 from fastpath.model.rates import WredColumns
 from fastpath.model.sched import BIG, fair_share, port_service
@@ -109,6 +109,60 @@ def sweep(seg: Layout, ch: Chain, occ: Occupancy, content: F64, first_in: F64, c
     return Sweep(into=into, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve)
 
 
+def _level_service(seg: Layout, lv: Level, occ: Occupancy, arrive: F64, ctl: QueueControl,
+                   qcap: F64 | None) -> F64:
+    demand = np.where(occ.q_wire[lv.queues] > TINY, BIG, arrive)
+    if qcap is not None:
+        demand = np.minimum(demand, qcap[lv.queues])
+    if ctl.stalled is not None:
+        demand[ctl.stalled[lv.queues]] = 0.0
+    p = lv.ports
+    return port_service(demand.reshape(len(p), seg.n_queues), seg.port_cap[p], seg.strict[p], seg.weight[p],
+                        seg.any_strict).ravel()
+
+
+def _level_egress(seg: Layout, lv: Level, occ: Occupancy, keep: F64, arrive: F64, serve: F64, ctl: QueueControl,
+                  tol: float) -> tuple[F64, F64]:
+    q = lv.queues
+    q_full = (occ.q_buf[q] >= seg.q_reserved[q] + occ.q_th[q] - tol) & (arrive > serve)
+    dropping = ctl.dropping[q] if ctl.dropping is not None else None
+    if not (q_full.any() or (dropping is not None and dropping.any())):
+        return keep, arrive
+    p_out = np.where(q_full, 1.0 - np.divide(serve, arrive, out=np.ones(len(q)), where=arrive > 0), 0.0)
+    if dropping is not None:
+        p_out[dropping] = 1.0
+    adm = keep * (1.0 - p_out[lv.local])
+    return adm, bins(lv.local, adm, len(q))
+
+
+def sweep_levels(seg: Layout, ch: Chain, levels: tuple[Level, ...], occ: Occupancy, content: F64, first_in: F64,
+                 ctl: QueueControl, qcap: F64 | None, passed: F64 | None, wt: WredColumns | None,
+                 tol: float) -> Sweep:
+    """``sweep`` in one pass, level by level of the port graph (each segment after its predecessor),
+    over the runnable segments only."""
+    n_q = len(occ.q_wire)
+    into = np.zeros(ch.n_segs)
+    into[ch.first] = first_in
+    keep, adm, dep = np.zeros(ch.n_segs), np.zeros(ch.n_segs), np.zeros(ch.n_segs)
+    arrive, serve = np.zeros(n_q), np.zeros(n_q)
+    wred_on = wt is not None and wt.any_drop
+    for lv in levels:
+        s = lv.segs
+        k = into[s] if passed is None else into[s] * passed[s]
+        if wred_on:
+            assert wt is not None
+            q = seg.qid[s]
+            k = k * (1.0 - wred.prob(occ.q_buf[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_drop[q]))
+        a = bins(lv.local, k, len(lv.queues))
+        sv = _level_service(seg, lv, occ, a, ctl, qcap)
+        ad, a = _level_egress(seg, lv, occ, k, a, sv, ctl, tol) if wt is not None else (k, a)
+        dp = departures_now(content[s], ad, lv.local, occ.q_wire[lv.queues], a, sv)
+        keep[s], adm[s], dep[s] = k, ad, dp
+        arrive[lv.queues], serve[lv.queues] = a, sv
+        into[lv.nxt] = dp[lv.next_of]
+    return Sweep(into=into, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve)
+
+
 def _ingress(seg: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, into: F64, drain: F64,
              held: B, tol: float) -> F64 | None:
     """Share of each segment's bytes the ingress admits, None when it admits everything."""
@@ -127,12 +181,19 @@ def _ingress(seg: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, 
     return np.asarray(1.0 - p_in[seg.pgid])
 
 
-def compute(flow: Layout, seg: Layout, ch: Chain, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcState,
-            ctl: QueueControl, wt: WredColumns, tau: float, tol: float) -> HopRates:
-    """All rates of one step (see the module docstring). ``cap``: each flow's sending cap."""
+def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | None, occ: Occupancy, cap: F64,
+            content: F64, st: pfc.PfcState, ctl: QueueControl, wt: WredColumns, tau: float, tol: float) -> HopRates:
+    """All rates of one step (see the module docstring). ``cap``: each flow's sending cap; ``levels``:
+    the port graph's levels (one pass per sweep), None to sweep until nothing changes."""
     n_pg, n_q = len(occ.pg), len(occ.q_wire)
     demand = fair_share(cap, flow.src, flow.nic_line)
-    one = sweep(seg, ch, occ, content, demand, ctl, None, None, None, tol)
+
+    def run_sweep(first_in: F64, qcap: F64 | None, passed: F64 | None, w: WredColumns | None) -> Sweep:
+        if levels is None:
+            return sweep(seg, ch, occ, content, first_in, ctl, qcap, passed, w, tol)
+        return sweep_levels(seg, ch, levels, occ, content, first_in, ctl, qcap, passed, w, tol)
+
+    one = run_sweep(demand, None, None, None)
     drain = bins(seg.pgid, seg.beta * one.dep, n_pg)
     demand_pg = bins(seg.pgid, seg.beta * np.where(seg.pausable, one.into, 0.0), n_pg)
     slide = pfc.sliding(seg, st, occ, drain, demand_pg, tau)
@@ -151,6 +212,6 @@ def compute(flow: Layout, seg: Layout, ch: Chain, occ: Occupancy, cap: F64, cont
             qcap = np.full(n_q, np.inf)
             np.minimum.at(qcap, up, one.serve[up] * scale[seg.pgid[held_inner]])
     passed = _ingress(seg, occ, st, slide, into, drain, held, tol)
-    two = sweep(seg, ch, occ, content, send, ctl, qcap, passed, wt, tol)
+    two = run_sweep(send, qcap, passed, wt)
     return HopRates(send=send, into=two.into, keep=two.keep, adm=two.adm, dep=two.dep, arrive=two.arrive,
                     serve=two.serve, slide=slide, held=held)
