@@ -40,6 +40,7 @@ class Chain:
     inner: I64         # segments that are not a first hop
     prev: I64          # [len(inner)] the segment feeding each of them
     by_hop: tuple[I64, ...]   # the inner segments of hop 1, 2, ... (each an index array)
+    has_next: B        # [S] the segment feeds another one
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,10 @@ def chain_of(ptr: I64) -> Chain:
     inner = np.flatnonzero(hop > 0).astype(np.int64)
     max_hops = int(counts.max(initial=1))
     by_hop = tuple(np.flatnonzero(hop == h).astype(np.int64) for h in range(1, max_hops))
+    has_next = np.zeros(n, dtype=bool)
+    has_next[inner - 1] = True
     return Chain(n_segs=n, max_hops=max_hops, seg_flow=seg_flow, hop=hop, first=ptr[:-1].astype(np.int64),
-                 n_hops=counts, inner=inner, prev=inner - 1, by_hop=by_hop)
+                 n_hops=counts, inner=inner, prev=inner - 1, by_hop=by_hop, has_next=has_next)
 
 
 def _segment_flows(flows: Flows, ch: Chain) -> Flows:

@@ -30,7 +30,7 @@ from fastpath.model.layout import Layout
 from fastpath.model.rates import WredColumns
 from fastpath.model.sched import BIG, fair_share, port_service
 from fastpath.model.watchdog import QueueControl
-from fastpath.tables import F64, B
+from fastpath.tables import F64, I64, B
 
 
 @dataclass(frozen=True)
@@ -121,8 +121,8 @@ def _level_service(seg: Layout, lv: Level, occ: Occupancy, arrive: F64, ctl: Que
                         seg.any_strict).ravel()
 
 
-def _level_egress(seg: Layout, lv: Level, occ: Occupancy, keep: F64, arrive: F64, serve: F64, ctl: QueueControl,
-                  tol: float) -> tuple[F64, F64]:
+def _level_egress(seg: Layout, lv: Level, local: I64, occ: Occupancy, keep: F64, arrive: F64, serve: F64,
+                  ctl: QueueControl, tol: float) -> tuple[F64, F64]:
     q = lv.queues
     q_full = (occ.q_buf[q] >= seg.q_reserved[q] + occ.q_th[q] - tol) & (arrive > serve)
     dropping = ctl.dropping[q] if ctl.dropping is not None else None
@@ -131,15 +131,15 @@ def _level_egress(seg: Layout, lv: Level, occ: Occupancy, keep: F64, arrive: F64
     p_out = np.where(q_full, 1.0 - np.divide(serve, arrive, out=np.ones(len(q)), where=arrive > 0), 0.0)
     if dropping is not None:
         p_out[dropping] = 1.0
-    adm = keep * (1.0 - p_out[lv.local])
-    return adm, bins(lv.local, adm, len(q))
+    adm = keep * (1.0 - p_out[local])
+    return adm, bins(local, adm, len(q))
 
 
 def sweep_levels(seg: Layout, ch: Chain, levels: tuple[Level, ...], occ: Occupancy, content: F64, first_in: F64,
-                 ctl: QueueControl, qcap: F64 | None, passed: F64 | None, wt: WredColumns | None,
-                 tol: float) -> Sweep:
+                 ctl: QueueControl, qcap: F64 | None, passed: F64 | None, wt: WredColumns | None, tol: float,
+                 active: B) -> Sweep:
     """``sweep`` in one pass, level by level of the port graph (each segment after its predecessor),
-    over the runnable segments only."""
+    over the ``active`` segments only (those of flows sending or with bytes in the fabric)."""
     n_q = len(occ.q_wire)
     into = np.zeros(ch.n_segs)
     into[ch.first] = first_in
@@ -147,19 +147,21 @@ def sweep_levels(seg: Layout, ch: Chain, levels: tuple[Level, ...], occ: Occupan
     arrive, serve = np.zeros(n_q), np.zeros(n_q)
     wred_on = wt is not None and wt.any_drop
     for lv in levels:
-        s = lv.segs
+        m = active[lv.segs]
+        s, local = lv.segs[m], lv.local[m]
         k = into[s] if passed is None else into[s] * passed[s]
         if wred_on:
             assert wt is not None
             q = seg.qid[s]
             k = k * (1.0 - wred.prob(occ.q_buf[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_drop[q]))
-        a = bins(lv.local, k, len(lv.queues))
+        a = bins(local, k, len(lv.queues))
         sv = _level_service(seg, lv, occ, a, ctl, qcap)
-        ad, a = _level_egress(seg, lv, occ, k, a, sv, ctl, tol) if wt is not None else (k, a)
-        dp = departures_now(content[s], ad, lv.local, occ.q_wire[lv.queues], a, sv)
+        ad, a = _level_egress(seg, lv, local, occ, k, a, sv, ctl, tol) if wt is not None else (k, a)
+        dp = departures_now(content[s], ad, local, occ.q_wire[lv.queues], a, sv)
         keep[s], adm[s], dep[s] = k, ad, dp
         arrive[lv.queues], serve[lv.queues] = a, sv
-        into[lv.nxt] = dp[lv.next_of]
+        nx = ch.has_next[s]
+        into[s[nx] + 1] = dp[nx]
     return Sweep(into=into, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve)
 
 
@@ -182,17 +184,27 @@ def _ingress(seg: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, 
 
 
 def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | None, occ: Occupancy, cap: F64,
-            content: F64, st: pfc.PfcState, ctl: QueueControl, wt: WredColumns, tau: float, tol: float) -> HopRates:
+            content: F64, st: pfc.PfcState, ctl: QueueControl, wt: WredColumns, tau: float, tol: float,
+            active: B) -> HopRates:
     """All rates of one step (see the module docstring). ``cap``: each flow's sending cap; ``levels``:
-    the port graph's levels (one pass per sweep), None to sweep until nothing changes."""
+    the port graph's levels (one pass per sweep), None to sweep until nothing changes; ``active``: the
+    segments of flows that send or hold bytes (the others have no rate). The first sweep is needed
+    only while a PG is paused or a lossy PG is full (it gives their drain)."""
     n_pg, n_q = len(occ.pg), len(occ.q_wire)
     demand = fair_share(cap, flow.src, flow.nic_line)
 
     def run_sweep(first_in: F64, qcap: F64 | None, passed: F64 | None, w: WredColumns | None) -> Sweep:
         if levels is None:
             return sweep(seg, ch, occ, content, first_in, ctl, qcap, passed, w, tol)
-        return sweep_levels(seg, ch, levels, occ, content, first_in, ctl, qcap, passed, w, tol)
+        return sweep_levels(seg, ch, levels, occ, content, first_in, ctl, qcap, passed, w, tol, active)
 
+    lossy_full = ~seg.lossless & (occ.pg >= seg.pg_reserved + occ.pg_th - tol)
+    if not (st.state != pfc.ON).any() and not lossy_full.any():
+        zero = np.zeros(n_pg)
+        idle = pfc.Sliding(offered=zero, loss=zero, frame_rate=zero, fraction=zero, peak=zero)
+        two = run_sweep(demand, None, None, wt)
+        return HopRates(send=demand, into=two.into, keep=two.keep, adm=two.adm, dep=two.dep, arrive=two.arrive,
+                        serve=two.serve, slide=idle, held=np.zeros(ch.n_segs, dtype=bool))
     one = run_sweep(demand, None, None, None)
     drain = bins(seg.pgid, seg.beta * one.dep, n_pg)
     demand_pg = bins(seg.pgid, seg.beta * np.where(seg.pausable, one.into, 0.0), n_pg)

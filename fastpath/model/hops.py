@@ -202,8 +202,10 @@ def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, p0: F64) ->
 
 
 def _rates(run: HopRun, occ: Occupancy, caps: F64) -> hop_rates.HopRates:
+    phase = run.fs.phase
+    active = ((phase == nic.SENDING) | (phase == nic.TAIL))[run.ch.seg_flow]
     return hop_rates.compute(run.flow, run.seg, run.ch, run.levels, occ, caps, run.ss.content, run.pfc,
-                             _control(run), run.wt, run.cap, TOL)
+                             _control(run), run.wt, run.cap, TOL, active)
 
 
 def _stretch(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, caps: F64, p0: F64, dt: float,
@@ -263,8 +265,11 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0
     left = np.maximum(ss.content + r.adm * dt - b1, 0.0)
     added = r.adm * dt
     arrived = r.into * dt
+    live = (fs.phase == nic.SENDING) | (fs.phase == nic.TAIL)
     for segs in ch.by_hop:      # hop order: what passes through one hop reaches the next
-        _reconcile(seg, segs, r, dt, q1, b1, left, added, arrived)
+        mine = segs[live[ch.seg_flow[segs]]]
+        if len(mine):
+            _reconcile(seg, mine, r, dt, q1, b1, left, added, arrived)
     ss.content = b1
     ss.departed += left
     ss.arrived += arrived
