@@ -87,5 +87,5 @@ def run(fabric: Fabric, flows: FabricFlows, cfg: RunConfig,
     return FabricResult(fabric=fabric, wiring=wiring, flows=flows, hops=hops, result=result)
 
 
-__all__ = ["DELIVERED", "Fabric", "FabricError", "FabricFlows", "FabricResult", "Hops", "Host", "Link",
+__all__ = ["DELIVERED", "Fabric", "FabricError", "FabricFlows", "FabricResult", "Hops", "Host", "Link", "model_inputs",
            "SwitchCounters", "find_hops", "merge_tables", "ring_allreduce", "run", "validate", "wire"]
