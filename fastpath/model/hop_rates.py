@@ -4,8 +4,10 @@
 A segment's arrival rate is the sending rate of its NIC for the first hop, else the departure rate
 of the previous segment from its queue at the step's start (fluid: no propagation delay in the rates,
 the cables' delays are added to the flows' latency only). Departures depend on arrivals only where a
-queue is empty, so the chain is resolved by sweeping the whole fabric until nothing changes (at most
-one sweep per hop plus one; a path's queues form no cycle in up/down routing).
+queue is empty, so the chain is resolved in one pass over the ports in the order of the port graph
+(``hop_layout.port_levels``: every segment after the one feeding it; only the active flows'
+segments), or, when routing makes that graph cyclic, by sweeping the whole fabric until nothing
+changes (at most max hops + 1 times).
 
 Order, as in the single-switch model: NICs share their lines; a first sweep (no pause, no drops) gives
 each PG its drain and demand; PFC's sliding-mode rule then holds the paused PGs' senders: a first-hop
