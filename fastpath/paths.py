@@ -19,12 +19,13 @@ Two ways, chosen by the scenario's ``forwarding``:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fastpath.forward import ACT_FORWARD, Learned, PacketBatch, forward
+from fastpath.fdb import with_learnt
+from fastpath.forward import ACT_FORWARD, PacketBatch, forward
 from fastpath.tables import I8, I32, U64, Tables
 from nos.traffic.hosts import Host
 from nos.traffic.scenario import Scenario
@@ -76,24 +77,6 @@ def learn_hosts(tables: Tables, hosts: Sequence[Host], port_index: I32) -> Table
                            dst_mac=np.full(n, BROADCAST_MAC, dtype=np.uint64))
     learnt = forward(tables, batch).learn
     return with_learnt(tables, learnt)
-
-
-def with_learnt(tables: Tables, learnt: Learned) -> Tables:
-    """A copy of ``tables`` whose FDB includes the learn events ``learnt`` (new MACs added, moved ones
-    pointed at their new port or LAG)."""
-    l2 = tables.l2
-    if l2 is None or len(learnt.mac) == 0:
-        return tables
-    keys = (learnt.vlan.astype(np.uint64) << np.uint64(48)) | learnt.mac.astype(np.uint64)
-    pos = np.minimum(np.searchsorted(l2.fdb_keys, keys), max(len(l2.fdb_keys) - 1, 0))
-    known = (l2.fdb_keys[pos] == keys) if len(l2.fdb_keys) else np.zeros(len(keys), dtype=bool)
-    fdb_obj = np.array(l2.fdb_obj, dtype=np.int32)
-    fdb_obj[pos[known]] = learnt.obj[known]
-    all_keys = np.concatenate([l2.fdb_keys, keys[~known]])
-    order = np.argsort(all_keys, kind="stable")
-    return replace(tables, l2=replace(
-        l2, fdb_keys=all_keys[order], fdb_obj=np.concatenate([fdb_obj, learnt.obj[~known]]).astype(np.int32)[order],
-        fdb_static=np.concatenate([l2.fdb_static, np.zeros(int((~known).sum()), dtype=bool)])[order]))
 
 
 def programmed_paths(tables: Tables, hosts: Sequence[Host], in_port: I32, src: I32, dst: I32, dscp: I32) -> Paths:
