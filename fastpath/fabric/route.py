@@ -7,8 +7,9 @@ receiver's MAC when the switch has no router MAC: a bridge; hosts in one subnet 
 the switch too, which only lowers the TTL), and ``fastpath.forward.forward`` runs over THAT switch's
 tables, ECMP and LAG hashing included. First every host sends one broadcast frame (as a NIC's first
 ARP would), so that each switch's FDB knows the MACs of the hosts on it and its next hops on VLAN
-interfaces find them (a copy of its tables; the fabric's own are not changed). The egress port's wiring gives the next switch and its in port (TTL
-as forwarded), until the port is the receiver's (delivered). A flow is dropped where the switch drops,
+interfaces find them (a copy of its tables; the fabric's own are not changed). The egress port's
+wiring gives the next switch and its in port (TTL as forwarded), until the port is the receiver's
+(delivered). A flow is dropped where the switch drops,
 traps or floods it, where its egress port is wired to nothing or to another host, and after
 ``max_hops`` switches (a loop).
 
