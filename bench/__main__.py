@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import boot, db, forward, gnmi, lab, reload, rest, restart, routes, traffic, traffic_request
+from bench import boot, db, fabric, forward, gnmi, lab, reload, rest, restart, routes, traffic, traffic_request
 from nos.runtime.redis_server import RedisServer
 
 
@@ -78,6 +78,7 @@ MODULES: dict[str, tuple[Callable[[int], Any], Callable[[Any], None]]] = {
     "rest": (lambda runs: rest.run(repeats=runs), rest.report),
     "forward": (lambda runs: forward.run(runs=runs), forward.report),
     "traffic": (traffic.run_all, traffic.report),
+    "fabric": (fabric.run_all, fabric.report),
     "traffic-request": (traffic_request.run, traffic_request.report),
     "lab": (lambda runs: lab.run(runs=min(runs, 3)), lab.report),  # a lab up costs ~20 s of both cores
 }

@@ -19,13 +19,13 @@ Two ways, chosen by the scenario's ``forwarding``:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fastpath.forward import ACT_FORWARD, Learned, PacketBatch, forward
-from fastpath.l3 import RIF_VLAN
+from fastpath.fdb import with_learnt
+from fastpath.forward import ACT_FORWARD, PacketBatch, forward
 from fastpath.tables import I8, I32, U64, Tables
 from nos.traffic.hosts import Host
 from nos.traffic.scenario import Scenario
@@ -79,24 +79,6 @@ def learn_hosts(tables: Tables, hosts: Sequence[Host], port_index: I32) -> Table
     return with_learnt(tables, learnt)
 
 
-def with_learnt(tables: Tables, learnt: Learned) -> Tables:
-    """A copy of ``tables`` whose FDB includes the learn events ``learnt`` (new MACs added, moved ones
-    pointed at their new port or LAG)."""
-    l2 = tables.l2
-    if l2 is None or len(learnt.mac) == 0:
-        return tables
-    keys = (learnt.vlan.astype(np.uint64) << np.uint64(48)) | learnt.mac.astype(np.uint64)
-    pos = np.minimum(np.searchsorted(l2.fdb_keys, keys), max(len(l2.fdb_keys) - 1, 0))
-    known = (l2.fdb_keys[pos] == keys) if len(l2.fdb_keys) else np.zeros(len(keys), dtype=bool)
-    fdb_obj = np.array(l2.fdb_obj, dtype=np.int32)
-    fdb_obj[pos[known]] = learnt.obj[known]
-    all_keys = np.concatenate([l2.fdb_keys, keys[~known]])
-    order = np.argsort(all_keys, kind="stable")
-    return replace(tables, l2=replace(
-        l2, fdb_keys=all_keys[order], fdb_obj=np.concatenate([fdb_obj, learnt.obj[~known]]).astype(np.int32)[order],
-        fdb_static=np.concatenate([l2.fdb_static, np.zeros(int((~known).sum()), dtype=bool)])[order]))
-
-
 def programmed_paths(tables: Tables, hosts: Sequence[Host], in_port: I32, src: I32, dst: I32, dscp: I32) -> Paths:
     host_ports = np.asarray([tables.ports.names.index(h.port) for h in hosts], dtype=np.int32)
     learnt = learn_hosts(tables, hosts, host_ports)
@@ -128,25 +110,3 @@ def find_paths(scenario: Scenario, hosts: Sequence[Host], tables: Tables, src: I
 
 
 __all__ = ["Paths", "attachment_paths", "find_paths", "programmed_paths", "with_learnt"]
-
-
-def resolve_vlan_neighbours(tables: Tables) -> Tables:
-    """A copy of ``tables`` whose next hops on a VLAN interface point at the port or LAG the FDB now
-    holds their MAC on (as the ASIC finds a neighbour's egress through the FDB): after ``with_learnt``,
-    routed traffic to a host the switch has learnt is no longer flooded. Unchanged when none moves."""
-    l2, l3 = tables.l2, tables.l3
-    if l2 is None or l3 is None or not len(l3.nh_obj) or not len(l2.fdb_keys):
-        return tables
-    rif = np.asarray(l3.nh_rif, dtype=np.int64)
-    on_vlan = (rif >= 0) & (np.asarray(l3.rif_kind)[np.maximum(rif, 0)] == RIF_VLAN) & (np.asarray(l3.nh_obj) < 0)
-    if not on_vlan.any():
-        return tables
-    vlan = np.asarray(l3.rif_vlan, dtype=np.uint64)[np.maximum(rif, 0)]
-    keys = (vlan << np.uint64(48)) | np.asarray(l3.nh_mac, dtype=np.uint64)
-    pos = np.minimum(np.searchsorted(l2.fdb_keys, keys), len(l2.fdb_keys) - 1)
-    found = on_vlan & (l2.fdb_keys[pos] == keys)
-    if not found.any():
-        return tables
-    nh_obj = np.array(l3.nh_obj, dtype=np.int32)
-    nh_obj[found] = l2.fdb_obj[pos[found]]
-    return replace(tables, l3=replace(l3, nh_obj=nh_obj))

@@ -1,12 +1,17 @@
 """Each flow's path through the fabric, hop by hop, by every switch's own tables (pure, vectorised).
 
-A flow's packet is a RoCEv2 packet (UDP to 4791, source port ``l4_src``, TTL 64, the flow's DSCP)
-from its sender's MAC and IP to its receiver's IP. At each switch the packet enters on ``in_port`` with
-destination MAC = that switch's router MAC (the receiver's MAC when the switch has no router MAC: a
-bridge), and ``fastpath.forward.forward`` runs over THAT switch's tables, ECMP and LAG hashing
-included. The egress port's wiring gives the next switch and its in port (TTL as forwarded), until the
-port is the receiver's (delivered). A flow is dropped where the switch drops, traps or floods it, where
-its egress port is wired to nothing or to another host, and after ``max_hops`` switches (a loop).
+A flow's packet is a RoCEv2 packet (UDP to 4791, source port ``l4_src``, TTL 64, the flow's DSCP,
+the sender's VLAN tag on the first hop) from its sender's MAC and IP to its receiver's IP. At each
+switch the packet enters on ``in_port`` with destination MAC = that switch's router MAC (the
+receiver's MAC when the switch has no router MAC: a bridge; hosts in one subnet are routed through
+the switch too, which only lowers the TTL), and ``fastpath.forward.forward`` runs over THAT switch's
+tables, ECMP and LAG hashing included. First every host sends one broadcast frame (as a NIC's first
+ARP would), so that each switch's FDB knows the MACs of the hosts on it and its next hops on VLAN
+interfaces find them (a copy of its tables; the fabric's own are not changed). The egress port's
+wiring gives the next switch and its in port (TTL as forwarded), until the port is the receiver's
+(delivered). A flow is dropped where the switch drops,
+traps or floods it, where its egress port is wired to nothing or to another host, and after
+``max_hops`` switches (a loop).
 
 All flows at the same switch go through one ``forward`` call per round: a round costs one call per
 switch that holds flows, and there are as many rounds as the longest path has hops.
@@ -19,8 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from fastpath.fabric.spec import Fabric, Wiring
-from fastpath.forward import ACT_FORWARD, ACTION_NAMES, DROP_REASONS, PacketBatch, forward
-from fastpath.tables import I8, I32, I64, U64
+from fastpath.fdb import resolve_vlan_next_hops, with_learnt
+from fastpath.forward import ACT_FORWARD, ACTION_NAMES, BROADCAST_MAC, DROP_REASONS, PacketBatch, forward
+from fastpath.tables import I8, I32, I64, U64, Tables
 
 ROCE_UDP_PORT = 4791
 UDP = 17
@@ -61,6 +67,23 @@ class _Walk:
     in_port: I32
     ttl: I32
     rows: list[tuple[I64, I32, I32, I32, I8, I8, I8]]
+    vlan: I32          # the tag the packet carries in (the sender's on the first hop, then untagged)
+
+
+def learnt_tables(fabric: Fabric, wiring: Wiring) -> list[Tables]:
+    """Every switch's tables with what one broadcast frame from each of its hosts teaches its FDB."""
+    out = []
+    for s, (_, tables) in enumerate(fabric.switches):
+        mine = [h for h in range(len(fabric.hosts)) if wiring.switch_of[wiring.host_port[h]] == s]
+        if not mine or tables.l2 is None:
+            out.append(tables)
+            continue
+        hosts = [fabric.hosts[h] for h in mine]
+        macs = np.asarray([h.mac for h in hosts], dtype=np.uint64)
+        batch = PacketBatch.of(len(mine), in_port=wiring.host_port[mine] - wiring.offset[s],
+                               vlan=[h.vlan for h in hosts], src_mac=macs, dst_mac=BROADCAST_MAC)
+        out.append(resolve_vlan_next_hops(with_learnt(tables, forward(tables, batch).learn)))
+    return out
 
 
 def _router_macs(fabric: Fabric) -> U64:
@@ -95,30 +118,32 @@ def find_hops(fabric: Fabric, wiring: Wiring, src: I64, dst: I64, dscp: I32, l4_
     macs = np.asarray([h.mac for h in hosts], dtype=np.uint64)
     ips = np.asarray([h.ip for h in hosts], dtype=np.uint64)
     router = _router_macs(fabric)
+    tables = learnt_tables(fabric, wiring)
     first = wiring.host_port[src].astype(np.int64)
     walk = _Walk(flow=np.arange(n, dtype=np.int64), switch=wiring.switch_of[first].astype(np.int32),
                  in_port=(first - wiring.offset[wiring.switch_of[first]]).astype(np.int32),
-                 ttl=np.full(n, 64, dtype=np.int32), rows=[])
+                 ttl=np.full(n, 64, dtype=np.int32), rows=[],
+                 vlan=np.asarray([hosts[int(i)].vlan for i in src], dtype=np.int32))
     status = [""] * n
     for _ in range(max_hops):
         if len(walk.flow) == 0:
             break
-        walk = _round(fabric, wiring, walk, src, dst, dscp, l4_src, macs, ips, router, status)
+        walk = _round(tables, wiring, walk, src, dst, dscp, l4_src, macs, ips, router, status)
     for f in walk.flow:
         status[int(f)] = "loop"
     return _csr(n, walk.rows, tuple(status))
 
 
-def _round(fabric: Fabric, wiring: Wiring, walk: _Walk, src: I64, dst: I64, dscp: I32, l4_src: I32, macs: U64,
+def _round(tables_of: list[Tables], wiring: Wiring, walk: _Walk, src: I64, dst: I64, dscp: I32, l4_src: I32, macs: U64,
            ips: U64, router: U64, status: list[str]) -> _Walk:
     keep_flow, keep_sw, keep_in, keep_ttl = [], [], [], []
     for s in np.unique(walk.switch):
         sel = np.flatnonzero(walk.switch == s)
         f = walk.flow[sel]
-        tables = fabric.switches[int(s)][1]
+        tables = tables_of[int(s)]
         mac = np.where(router[s] != 0, router[s], macs[dst[f]]).astype(np.uint64)
-        batch = PacketBatch.of(len(f), in_port=walk.in_port[sel], src_mac=macs[src[f]], dst_mac=mac,
-                               src_ip=ips[src[f]], dst_ip=ips[dst[f]], ip_proto=UDP, l4_src=l4_src[f],
+        batch = PacketBatch.of(len(f), in_port=walk.in_port[sel], vlan=walk.vlan[sel], src_mac=macs[src[f]],
+                               dst_mac=mac, src_ip=ips[src[f]], dst_ip=ips[dst[f]], ip_proto=UDP, l4_src=l4_src[f],
                                l4_dst=ROCE_UDP_PORT, dscp=dscp[f], ttl=walk.ttl[sel])
         r = forward(tables, batch)
         out = r.egress_port.astype(np.int32)
@@ -135,11 +160,12 @@ def _round(fabric: Fabric, wiring: Wiring, walk: _Walk, src: I64, dst: I64, dscp
         keep_sw.append(nsw)
         keep_in.append((nxt - wiring.offset[nsw]).astype(np.int32))
         keep_ttl.append(r.out_ttl[onward].astype(np.int32))
+    z = np.zeros(0, dtype=np.int32)
     if not keep_flow:
-        return _Walk(flow=np.zeros(0, dtype=np.int64), switch=np.zeros(0, dtype=np.int32),
-                     in_port=np.zeros(0, dtype=np.int32), ttl=np.zeros(0, dtype=np.int32), rows=walk.rows)
-    return _Walk(flow=np.concatenate(keep_flow), switch=np.concatenate(keep_sw).astype(np.int32),
-                 in_port=np.concatenate(keep_in), ttl=np.concatenate(keep_ttl), rows=walk.rows)
+        return _Walk(flow=np.zeros(0, dtype=np.int64), switch=z, in_port=z, ttl=z, rows=walk.rows, vlan=z)
+    flow = np.concatenate(keep_flow)
+    return _Walk(flow=flow, switch=np.concatenate(keep_sw).astype(np.int32), in_port=np.concatenate(keep_in),
+                 ttl=np.concatenate(keep_ttl), rows=walk.rows, vlan=np.zeros(len(flow), dtype=np.int32))
 
 
 def _csr(n: int, rows: list[tuple[I64, I32, I32, I32, I8, I8, I8]], status: tuple[str, ...]) -> Hops:

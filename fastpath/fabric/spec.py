@@ -31,7 +31,8 @@ class Link:
 
 @dataclass(frozen=True)
 class Host:
-    """A host NIC cabled to ``port`` of ``switch``; ``mac`` 48-bit integer, ``ip`` IPv4 as an integer."""
+    """A host NIC cabled to ``port`` of ``switch``; ``mac`` 48-bit integer, ``ip`` IPv4 as an integer,
+    ``vlan`` the 802.1Q tag it sends with (0: untagged)."""
 
     name: str
     switch: str
@@ -41,6 +42,7 @@ class Host:
     speed_bps: float = 400e9
     cable_m: float = DEFAULT_CABLE_M
     honours_pause: bool = True
+    vlan: int = 0
 
 
 @dataclass(frozen=True)

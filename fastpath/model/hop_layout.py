@@ -40,6 +40,53 @@ class Chain:
     inner: I64         # segments that are not a first hop
     prev: I64          # [len(inner)] the segment feeding each of them
     by_hop: tuple[I64, ...]   # the inner segments of hop 1, 2, ... (each an index array)
+    has_next: B        # [S] the segment feeds another one
+
+
+@dataclass(frozen=True)
+class Level:
+    """The segments whose egress port is at one level of the fabric's port graph, with the ports and
+    every queue of those ports (``queues``: global ids, port-major; ``local`` = each segment's queue as
+    an index into them)."""
+
+    segs: I64
+    local: I64
+    queues: I64
+    ports: I64
+    next_of: I64       # positions in ``segs`` of the segments that have a successor
+    nxt: I64           # those successors
+
+
+def port_levels(seg: Layout, ch: Chain, runnable: B) -> tuple[Level, ...] | None:
+    """The runnable segments grouped by the longest chain of ports feeding their egress port: every
+    segment's predecessor is at a lower level, so one pass in level order resolves the chain. None
+    when the port graph has a cycle (routing loops through a switch twice)."""
+    out = seg.out_port
+    inner = ch.inner[runnable[ch.inner]]
+    level = np.zeros(seg.n_ports, dtype=np.int64)
+    for _ in range(ch.max_hops + 1):
+        new = level.copy()
+        np.maximum.at(new, out[inner], level[out[inner - 1]] + 1)
+        if np.array_equal(new, level):
+            break
+        level = new
+    else:
+        return None
+    segs_all = np.flatnonzero(runnable)
+    lv = level[out[segs_all]]
+    has_next = np.zeros(ch.n_segs, dtype=bool)
+    has_next[ch.prev] = True
+    levels = []
+    for value in np.unique(lv):
+        segs = segs_all[lv == value]
+        ports = np.unique(out[segs])
+        nq = seg.n_queues
+        local = np.searchsorted(ports, out[segs]) * nq + seg.qid[segs] % nq
+        queues = (ports[:, None] * nq + np.arange(nq)[None, :]).ravel()
+        next_of = np.flatnonzero(has_next[segs])
+        levels.append(Level(segs=segs, local=local.astype(np.int64), queues=queues, ports=ports,
+                            next_of=next_of, nxt=segs[next_of] + 1))
+    return tuple(levels)
 
 
 def chain_of(ptr: I64) -> Chain:
@@ -50,8 +97,10 @@ def chain_of(ptr: I64) -> Chain:
     inner = np.flatnonzero(hop > 0).astype(np.int64)
     max_hops = int(counts.max(initial=1))
     by_hop = tuple(np.flatnonzero(hop == h).astype(np.int64) for h in range(1, max_hops))
+    has_next = np.zeros(n, dtype=bool)
+    has_next[inner - 1] = True
     return Chain(n_segs=n, max_hops=max_hops, seg_flow=seg_flow, hop=hop, first=ptr[:-1].astype(np.int64),
-                 n_hops=counts, inner=inner, prev=inner - 1, by_hop=by_hop)
+                 n_hops=counts, inner=inner, prev=inner - 1, by_hop=by_hop, has_next=has_next)
 
 
 def _segment_flows(flows: Flows, ch: Chain) -> Flows:
@@ -106,8 +155,8 @@ def _pg_link_arrays(tables: Tables, nics: Nics, links: Links, cfg: RunConfig, se
 
 
 def build_hop_layouts(tables: Tables, nics: Nics, flows: Flows, links: Links,
-                      cfg: RunConfig) -> tuple[Layout, Layout, Chain]:
-    """(flow layout, segment layout, chain) for ``flows`` with ``hops`` over the merged ``tables``."""
+                      cfg: RunConfig) -> tuple[Layout, Layout, Chain, tuple[Level, ...] | None]:
+    """(flow layout, segment layout, chain, port levels) for ``flows`` with ``hops`` over the merged ``tables``."""
     h = flows.hops
     assert h is not None
     ch = chain_of(h.ptr.astype(np.int64))
@@ -130,4 +179,4 @@ def build_hop_layouts(tables: Tables, nics: Nics, flows: Flows, links: Links,
                   out_bin=np.where(run_seg, seg.out_port, seg.n_ports),
                   tx_weight=np.where(run_seg, 8.0 * seg.pkt_frame / seg.pkt_wire, 0.0),
                   **_pg_link_arrays(tables, nics, links, cfg, seg))  # type: ignore[arg-type]
-    return flow, seg, ch
+    return flow, seg, ch, port_levels(seg, ch, run_seg)

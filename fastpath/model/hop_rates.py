@@ -4,8 +4,10 @@
 A segment's arrival rate is the sending rate of its NIC for the first hop, else the departure rate
 of the previous segment from its queue at the step's start (fluid: no propagation delay in the rates,
 the cables' delays are added to the flows' latency only). Departures depend on arrivals only where a
-queue is empty, so the chain is resolved by sweeping the whole fabric until nothing changes (at most
-one sweep per hop plus one; a path's queues form no cycle in up/down routing).
+queue is empty, so the chain is resolved in one pass over the ports in the order of the port graph
+(``hop_layout.port_levels``: every segment after the one feeding it; only the active flows'
+segments), or, when routing makes that graph cyclic, by sweeping the whole fabric until nothing
+changes (at most max hops + 1 times).
 
 Order, as in the single-switch model: NICs share their lines; a first sweep (no pause, no drops) gives
 each PG its drain and demand; PFC's sliding-mode rule then holds the paused PGs' senders: a first-hop
@@ -25,12 +27,12 @@ import numpy as np
 from fastpath.model import pfc, wred
 from fastpath.model.buffers import Occupancy
 from fastpath.model.fluid import TINY, bins, departures_now
-from fastpath.model.hop_layout import Chain
+from fastpath.model.hop_layout import Chain, Level
 from fastpath.model.layout import Layout
 from fastpath.model.rates import WredColumns
 from fastpath.model.sched import BIG, fair_share, port_service
 from fastpath.model.watchdog import QueueControl
-from fastpath.tables import F64, B
+from fastpath.tables import F64, I64, B
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,62 @@ def sweep(seg: Layout, ch: Chain, occ: Occupancy, content: F64, first_in: F64, c
     return Sweep(into=into, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve)
 
 
+def _level_service(seg: Layout, lv: Level, occ: Occupancy, arrive: F64, ctl: QueueControl,
+                   qcap: F64 | None) -> F64:
+    demand = np.where(occ.q_wire[lv.queues] > TINY, BIG, arrive)
+    if qcap is not None:
+        demand = np.minimum(demand, qcap[lv.queues])
+    if ctl.stalled is not None:
+        demand[ctl.stalled[lv.queues]] = 0.0
+    p = lv.ports
+    return port_service(demand.reshape(len(p), seg.n_queues), seg.port_cap[p], seg.strict[p], seg.weight[p],
+                        seg.any_strict).ravel()
+
+
+def _level_egress(seg: Layout, lv: Level, local: I64, occ: Occupancy, keep: F64, arrive: F64, serve: F64,
+                  ctl: QueueControl, tol: float) -> tuple[F64, F64]:
+    q = lv.queues
+    q_full = (occ.q_buf[q] >= seg.q_reserved[q] + occ.q_th[q] - tol) & (arrive > serve)
+    dropping = ctl.dropping[q] if ctl.dropping is not None else None
+    if not (q_full.any() or (dropping is not None and dropping.any())):
+        return keep, arrive
+    p_out = np.where(q_full, 1.0 - np.divide(serve, arrive, out=np.ones(len(q)), where=arrive > 0), 0.0)
+    if dropping is not None:
+        p_out[dropping] = 1.0
+    adm = keep * (1.0 - p_out[local])
+    return adm, bins(local, adm, len(q))
+
+
+def sweep_levels(seg: Layout, ch: Chain, levels: tuple[Level, ...], occ: Occupancy, content: F64, first_in: F64,
+                 ctl: QueueControl, qcap: F64 | None, passed: F64 | None, wt: WredColumns | None, tol: float,
+                 active: B) -> Sweep:
+    """``sweep`` in one pass, level by level of the port graph (each segment after its predecessor),
+    over the ``active`` segments only (those of flows sending or with bytes in the fabric)."""
+    n_q = len(occ.q_wire)
+    into = np.zeros(ch.n_segs)
+    into[ch.first] = first_in
+    keep, adm, dep = np.zeros(ch.n_segs), np.zeros(ch.n_segs), np.zeros(ch.n_segs)
+    arrive, serve = np.zeros(n_q), np.zeros(n_q)
+    wred_on = wt is not None and wt.any_drop
+    for lv in levels:
+        m = active[lv.segs]
+        s, local = lv.segs[m], lv.local[m]
+        k = into[s] if passed is None else into[s] * passed[s]
+        if wred_on:
+            assert wt is not None
+            q = seg.qid[s]
+            k = k * (1.0 - wred.prob(occ.q_buf[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_drop[q]))
+        a = bins(local, k, len(lv.queues))
+        sv = _level_service(seg, lv, occ, a, ctl, qcap)
+        ad, a = _level_egress(seg, lv, local, occ, k, a, sv, ctl, tol) if wt is not None else (k, a)
+        dp = departures_now(content[s], ad, local, occ.q_wire[lv.queues], a, sv)
+        keep[s], adm[s], dep[s] = k, ad, dp
+        arrive[lv.queues], serve[lv.queues] = a, sv
+        nx = ch.has_next[s]
+        into[s[nx] + 1] = dp[nx]
+    return Sweep(into=into, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve)
+
+
 def _ingress(seg: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, into: F64, drain: F64,
              held: B, tol: float) -> F64 | None:
     """Share of each segment's bytes the ingress admits, None when it admits everything."""
@@ -127,12 +185,29 @@ def _ingress(seg: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, 
     return np.asarray(1.0 - p_in[seg.pgid])
 
 
-def compute(flow: Layout, seg: Layout, ch: Chain, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcState,
-            ctl: QueueControl, wt: WredColumns, tau: float, tol: float) -> HopRates:
-    """All rates of one step (see the module docstring). ``cap``: each flow's sending cap."""
+def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | None, occ: Occupancy, cap: F64,
+            content: F64, st: pfc.PfcState, ctl: QueueControl, wt: WredColumns, tau: float, tol: float,
+            active: B) -> HopRates:
+    """All rates of one step (see the module docstring). ``cap``: each flow's sending cap; ``levels``:
+    the port graph's levels (one pass per sweep), None to sweep until nothing changes; ``active``: the
+    segments of flows that send or hold bytes (the others have no rate). The first sweep is needed
+    only while a PG is paused or a lossy PG is full (it gives their drain)."""
     n_pg, n_q = len(occ.pg), len(occ.q_wire)
     demand = fair_share(cap, flow.src, flow.nic_line)
-    one = sweep(seg, ch, occ, content, demand, ctl, None, None, None, tol)
+
+    def run_sweep(first_in: F64, qcap: F64 | None, passed: F64 | None, w: WredColumns | None) -> Sweep:
+        if levels is None:
+            return sweep(seg, ch, occ, content, first_in, ctl, qcap, passed, w, tol)
+        return sweep_levels(seg, ch, levels, occ, content, first_in, ctl, qcap, passed, w, tol, active)
+
+    lossy_full = ~seg.lossless & (occ.pg >= seg.pg_reserved + occ.pg_th - tol)
+    if not (st.state != pfc.ON).any() and not lossy_full.any():
+        zero = np.zeros(n_pg)
+        idle = pfc.Sliding(offered=zero, loss=zero, frame_rate=zero, fraction=zero, peak=zero)
+        two = run_sweep(demand, None, None, wt)
+        return HopRates(send=demand, into=two.into, keep=two.keep, adm=two.adm, dep=two.dep, arrive=two.arrive,
+                        serve=two.serve, slide=idle, held=np.zeros(ch.n_segs, dtype=bool))
+    one = run_sweep(demand, None, None, None)
     drain = bins(seg.pgid, seg.beta * one.dep, n_pg)
     demand_pg = bins(seg.pgid, seg.beta * np.where(seg.pausable, one.into, 0.0), n_pg)
     slide = pfc.sliding(seg, st, occ, drain, demand_pg, tau)
@@ -151,6 +226,6 @@ def compute(flow: Layout, seg: Layout, ch: Chain, occ: Occupancy, cap: F64, cont
             qcap = np.full(n_q, np.inf)
             np.minimum.at(qcap, up, one.serve[up] * scale[seg.pgid[held_inner]])
     passed = _ingress(seg, occ, st, slide, into, drain, held, tol)
-    two = sweep(seg, ch, occ, content, send, ctl, qcap, passed, wt, tol)
+    two = run_sweep(send, qcap, passed, wt)
     return HopRates(send=send, into=two.into, keep=two.keep, adm=two.adm, dep=two.dep, arrive=two.arrive,
                     serve=two.serve, slide=slide, held=held)

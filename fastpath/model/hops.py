@@ -34,7 +34,7 @@ from fastpath.model import dcqcn, hop_rates, nic, pfc, rates, watchdog, wred
 from fastpath.model.buffers import Occupancy, occupancy, pool_rates, threshold_rates
 from fastpath.model.engine import MIN_STEP, PROGRESS_EVERY, STRETCH_ROUNDS, TOL, _pause_by_priority, _same
 from fastpath.model.fluid import bins, contents, crossing, decay, falling
-from fastpath.model.hop_layout import Chain, build_hop_layouts
+from fastpath.model.hop_layout import Chain, Level, build_hop_layouts
 from fastpath.model.hop_tally import SegState, assemble_hops
 from fastpath.model.inputs import Flows, Links, Nics, RunConfig
 from fastpath.model.layout import Layout
@@ -51,6 +51,7 @@ class HopRun:
     flow: Layout
     seg: Layout
     ch: Chain
+    levels: tuple[Level, ...] | None
     links: Links
     flows: Flows
     cfg: RunConfig
@@ -77,7 +78,7 @@ class HopRun:
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig) -> HopRun:
-    flow, seg, ch = build_hop_layouts(tables, nics, flows, links, cfg)
+    flow, seg, ch, levels = build_hop_layouts(tables, nics, flows, links, cfg)
     n_q = seg.n_ports * seg.n_queues
     qos = tables.qos
     wt = rates.WredColumns(wred_min=qos.wred_min.astype(np.float64).ravel(),
@@ -87,7 +88,8 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConf
     storms = watchdog.plan_storms(seg, nics, cfg)
     dq = dcqcn.DcqcnState.new(flows.dcqcn & flow.runnable, flow.line * 8.0, cfg.dcqcn,
                               np.random.default_rng(cfg.seed))
-    return HopRun(flow=flow, seg=seg, ch=ch, links=links, flows=flows, cfg=cfg, fs=nic.new_flows(flow, flows),
+    return HopRun(flow=flow, seg=seg, ch=ch, levels=levels, links=links, flows=flows, cfg=cfg,
+                  fs=nic.new_flows(flow, flows),
                   ss=SegState.new(ch.n_segs), tail=np.zeros(flows.n, dtype=np.int64),
                   pfc=pfc.PfcState.new(len(seg.pg_port)), dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q),
                   q_removed=np.zeros(n_q), marks=Watermarks.new(n_q, seg.n_pools),
@@ -200,8 +202,10 @@ def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, p0: F64) ->
 
 
 def _rates(run: HopRun, occ: Occupancy, caps: F64) -> hop_rates.HopRates:
-    return hop_rates.compute(run.flow, run.seg, run.ch, occ, caps, run.ss.content, run.pfc, _control(run), run.wt,
-                             run.cap, TOL)
+    phase = run.fs.phase
+    active = ((phase == nic.SENDING) | (phase == nic.TAIL))[run.ch.seg_flow]
+    return hop_rates.compute(run.flow, run.seg, run.ch, run.levels, occ, caps, run.ss.content, run.pfc,
+                             _control(run), run.wt, run.cap, TOL, active)
 
 
 def _stretch(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, caps: F64, p0: F64, dt: float,
@@ -261,8 +265,11 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0
     left = np.maximum(ss.content + r.adm * dt - b1, 0.0)
     added = r.adm * dt
     arrived = r.into * dt
+    live = (fs.phase == nic.SENDING) | (fs.phase == nic.TAIL)
     for segs in ch.by_hop:      # hop order: what passes through one hop reaches the next
-        _reconcile(seg, segs, r, dt, q1, b1, left, added, arrived)
+        mine = segs[live[ch.seg_flow[segs]]]
+        if len(mine):
+            _reconcile(seg, mine, r, dt, q1, b1, left, added, arrived)
     ss.content = b1
     ss.departed += left
     ss.arrived += arrived

@@ -71,11 +71,12 @@ def _print_summary(doc: dict[str, Any], echo: Callable[[str], None] = click.echo
                       f"{li['a_pause_sent_s'] * 1e6:.1f}/{li['b_pause_sent_s'] * 1e6:.1f}"] for li in doc["links"]])
     echo("")
     if doc["hot_spots"]:
-        print_table(["Hot spot (egress)", "Paused (us)", "ECN marked", "Max queue"],
-                    [[h["port"], f"{h['paused_s'] * 1e6:.1f}", h["ecn_marked_pkts"], f"{h['max_queue_bytes']:,}"]
+        print_table(["Hot spot", "Egress", "Held by / peer", "Paused (us)", "ECN marked", "Dropped", "Max queue"],
+                    [[h["kind"], f"{h['switch']}:{h['port']}", h["by"], f"{h['pause_s'] * 1e6:.1f}",
+                      f"{h['ecn_marked_pkts']:.0f}", f"{h['drop_pkts']:.0f}", f"{h['max_queue_bytes']:,.0f}"]
                      for h in doc["hot_spots"]])
     else:
-        echo("No hot spots: nothing paused or marked.")
+        echo("No hot spots: nothing paused, marked or queued.")
 
 
 def _run(fabric: Any, lab_scenario: Any) -> tuple[Any, dict[str, Any]]:

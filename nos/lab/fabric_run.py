@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,8 +22,8 @@ import numpy as np
 from fastpath.fabric import DELIVERED, Fabric, FabricFlows, FabricResult
 from fastpath.fabric import Host as FabricHost
 from fastpath.fabric import Link as FabricLink
+from fastpath.fabric.hotspots import hotspots
 from fastpath.model import RunConfig
-from fastpath.paths import learn_hosts, resolve_vlan_neighbours
 from fastpath.run_counters import counter_updates
 from fastpath.tables import Tables
 from fastpath.workloads import MAX_FLOWS, concat, dcqcn_params, expand_workload
@@ -58,20 +58,7 @@ def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario) -
                              honours_pause=not groups[i].ignores_pause) for i, h in enumerate(topo.hosts))
     links = tuple(FabricLink((link.a.node, link.a.port), (link.b.node, link.b.port), link.cable_m)
                   for link in topo.links)
-    learnt = {n.name: _learnt_hosts(tables[n.name], lab, n.name) for n in topo.switches()}
-    return Fabric(switches=tuple((n.name, learnt[n.name]) for n in topo.switches()), links=links, hosts=hosts)
-
-
-def _learnt_hosts(tables: Tables, lab: LabScenario, node: str) -> Tables:
-    """A switch's tables as after one broadcast frame from each of its hosts (their MACs learnt, the
-    neighbours on its VLAN interface resolved to their ports), as when the hosts have ARPed: a lab's
-    switches learn only from traffic, and the exported tables are those of an idle switch.
-    Approximation: the learnt MACs stay in the run; they are not written back to the switch's FDB."""
-    mine = [h for h, n in zip(lab.hosts, lab.node_of, strict=True) if n == node]
-    if not mine:
-        return tables
-    index = np.asarray([tables.ports.names.index(h.port) for h in mine], dtype=np.int32)
-    return resolve_vlan_neighbours(learn_hosts(tables, mine, index))
+    return Fabric(switches=tuple((n.name, tables[n.name]) for n in topo.switches()), links=links, hosts=hosts)
 
 
 def lab_hosts_of(fabric: Fabric, prefix_len: int = 24) -> tuple[LabHost, ...]:
@@ -161,17 +148,9 @@ def _links(res: FabricResult) -> list[dict[str, Any]]:
 
 
 def hot_spots(res: FabricResult, n: int = HOT_SPOTS) -> list[dict[str, Any]]:
-    """The egress ports that were paused longest and marked most, worst first (``switch:port``)."""
-    rows: list[dict[str, Any]] = []
-    for c in res.per_switch():
-        paused = np.sum(np.asarray(c.values["pfc_rx_pause_s"]), axis=1)
-        marked = np.sum(np.asarray(c.values["queue_ecn_marked_pkts"]), axis=1)
-        for i in np.flatnonzero((paused > 0) | (marked > 0)):
-            rows.append({"port": f"{c.switch}:{c.ports[i]}", "paused_s": float(paused[i]),
-                         "ecn_marked_pkts": int(marked[i]),
-                         "max_queue_bytes": int(np.max(np.asarray(c.values["queue_max_bytes"])[i]))})
-    rows.sort(key=lambda r: (-r["paused_s"], -r["ecn_marked_pkts"], r["port"]))
-    return rows[:n]
+    """The links paused longest and the egress ports that marked, dropped or queued most
+    (``fastpath.fabric.hotspots``), as plain rows."""
+    return [asdict(h) for h in hotspots(res, top=n)]
 
 
 def summary(res: FabricResult, run: FabricRun) -> dict[str, Any]:

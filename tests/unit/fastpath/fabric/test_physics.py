@@ -11,6 +11,7 @@ import pytest
 
 from fastpath.build import build_tables
 from fastpath.fabric import FabricFlows, FabricResult, ring_allreduce, run
+from fastpath.fabric.hotspots import hotspots
 from fastpath.fabric.topo import leaf_spine
 from fastpath.model import FlowHops, Flows, Nics, RunConfig
 from fastpath.model import run as run_model
@@ -138,3 +139,17 @@ def test_one_hop_through_the_hop_engine_is_the_single_switch_model() -> None:
         if isinstance(a, np.ndarray):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9, err_msg=f.name)
     assert multi.steps == single.steps
+
+
+def test_hot_spots_name_the_most_paused_links_and_the_marking_queue(incast_run: FabricResult) -> None:
+    spots = hotspots(incast_run)
+    paused = [s for s in spots if s.kind == "paused"]
+    queues = [s for s in spots if s.kind == "queue"]
+    # the spines' egress toward leaf0 were held longest, by leaf0's uplink PGs
+    assert {s.switch for s in paused[:2]} == {"spine0", "spine1"}
+    assert all(s.by.startswith("leaf0:") for s in paused[:2])
+    assert paused[0].pause_s >= paused[-1].pause_s > 0
+    assert any(s.switch == "h3" and s.port == "nic" for s in paused)      # the incast's sender was paused too
+    # the queue toward the incast's receiver marked most
+    assert (queues[0].switch, queues[0].port, queues[0].by) == ("leaf0", "Ethernet0", "h0:nic")
+    assert queues[0].ecn_marked_pkts > 0
