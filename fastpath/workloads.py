@@ -11,7 +11,8 @@ What each workload kind becomes (hosts in selector order; flows within a workloa
   ``start``.
 * ``permutation``: host i sends to host p(i), p a uniformly random derangement (rejection sampling
   from ``numpy.random.Generator(SeedSequence([seed, workload index]))``), all at ``start``.
-* ``all_to_all``: every ordered pair of distinct hosts, sender-major, all at ``start``.
+* ``all_to_all``: every ordered pair of distinct hosts, sender-major, all at ``start``; with
+  ``queue_pairs`` q, each pair is q flows in a row of ceil(size / q) bytes each.
 * ``allreduce``: ring g0 -> g1 -> ... -> g(N-1) -> g0. Each iteration is a compute phase then
   S = 2(N-1) steps (reduce-scatter, then all-gather); in every step each GPU sends message/N bytes
   (rounded up) to its successor. Flow (it, s, k) = GPU k's send in step s of iteration it, laid out
@@ -116,7 +117,8 @@ def expand_all_to_all(w: AllToAll, chosen: Mapping[str, list[int]]) -> Block:
     hosts = np.asarray(chosen["hosts"], dtype=np.int32)
     src, dst = np.meshgrid(hosts, hosts, indexing="ij")
     keep = src != dst
-    return _block(src[keep], dst[keep], w.size, w.start, w.dscp)
+    q = w.queue_pairs
+    return _block(np.repeat(src[keep], q), np.repeat(dst[keep], q), -(-w.size // q), w.start, w.dscp)
 
 
 def expand_allreduce(w: AllReduce, chosen: Mapping[str, list[int]]) -> Block:

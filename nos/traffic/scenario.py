@@ -182,11 +182,14 @@ class Permutation(WorkloadBase):
 
 
 class AllToAll(WorkloadBase):
-    """Every host sends ``size`` bytes to every other host."""
+    """Every host sends ``size`` bytes to every other host, over ``queue_pairs`` RDMA queue pairs per
+    peer (each its own flow and UDP source port, as NCCL spreads a peer's traffic over several QPs:
+    ECMP then spreads them), ``size`` split evenly among them."""
 
     kind: Literal["all_to_all"]
     hosts: Selector = ["all"]
     size: Size
+    queue_pairs: int = Field(default=1, ge=1, le=64)
 
 
 class AllReduce(WorkloadBase):

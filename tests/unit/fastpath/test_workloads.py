@@ -234,3 +234,13 @@ workloads:
     assert flows.out_port.tolist() == [1, 3, -1]           # routed; bridged (learnt); nothing on port 4
     # no QoS maps programmed on this switch: classification is forward()'s, from the ingress port's map
     assert flows.tc.tolist()[:2] == tables.qos.dscp_to_tc[[0, 2], [3, 26]].tolist()
+
+
+def test_all_to_all_over_several_queue_pairs_per_peer() -> None:
+    from fastpath.workloads import expand_all_to_all
+    from nos.traffic.scenario import AllToAll
+
+    w = AllToAll(kind="all_to_all", size=1_000_000, queue_pairs=8)
+    block = expand_all_to_all(w, {"hosts": [0, 1, 2]})
+    assert block.n == 3 * 2 * 8 and set(block.size.tolist()) == {125_000}
+    assert block.src[:8].tolist() == [0] * 8 and block.dst[:8].tolist() == [1] * 8

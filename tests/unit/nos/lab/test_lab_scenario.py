@@ -28,9 +28,9 @@ def test_the_shipped_all_to_all_runs_among_the_32_hosts(topo: Topology) -> None:
     assert f"{lab.hosts[0].ip.ip}" == first.ip
     chosen = workload_hosts(lab.scenario, lab.hosts)
     block = expand_workload(lab.scenario, 0, lab.scenario.workloads[0], chosen[0])
-    assert block.n == 32 * 31
+    assert block.n == 32 * 31 * 8  # 8 queue pairs per peer
     crossing = sum(lab.node_of[s] != lab.node_of[d] for s, d in zip(block.src, block.dst, strict=True))
-    assert crossing == 32 * 24
+    assert crossing == 32 * 24 * 8
 
 
 def test_selectors_pick_hosts_on_other_switches(topo: Topology) -> None:
