@@ -263,17 +263,24 @@ def build_flows(scenario: Scenario, hosts: Sequence[Host], merged: Block, group:
     )
 
 
-def expand(scenario: Scenario, tables: Tables,
-           cable_m_by_port: Mapping[str, float]) -> tuple[Nics, Flows, RunConfig, list[str]]:
-    """The model's inputs for ``scenario`` on the switch whose compiled tables are ``tables``;
-    ``ScenarioError`` when a port, a selector or a parameter does not fit this switch."""
-    hosts = resolve_hosts(scenario, tables.ports.names)
+def expand_workloads(scenario: Scenario, hosts: Sequence[Host]) -> list[Block]:
+    """Every workload's flows over ``hosts``; ``ScenarioError`` for a selector that matches nothing or
+    more than ``MAX_FLOWS`` flows in all."""
     chosen = workload_hosts(scenario, hosts)
     blocks = [expand_workload(scenario, i, w, chosen[i]) for i, w in enumerate(scenario.workloads)]
     total = sum(b.n for b in blocks)
     if total > MAX_FLOWS:
         raise ScenarioError(scenario.name, [ScenarioProblem("workloads", f"expand to {total} flows; at most "
                                                             f"{MAX_FLOWS}", None)])
+    return blocks
+
+
+def expand(scenario: Scenario, tables: Tables,
+           cable_m_by_port: Mapping[str, float]) -> tuple[Nics, Flows, RunConfig, list[str]]:
+    """The model's inputs for ``scenario`` on the switch whose compiled tables are ``tables``;
+    ``ScenarioError`` when a port, a selector or a parameter does not fit this switch."""
+    hosts = resolve_hosts(scenario, tables.ports.names)
+    blocks = expand_workloads(scenario, hosts)
     merged, group, dscp = concat(blocks)
     paths = find_paths(scenario, hosts, tables, merged.src, merged.dst, dscp)
     nics = build_nics(scenario, hosts, tables, cable_m_by_port)

@@ -157,12 +157,8 @@ def down(lab_name: str | None, timeout: float) -> None:
     if pid is None:
         click.echo(f"Lab {here.name} is not running.")
         return
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while procs.pid_alive(pid):
-        if time.monotonic() > deadline:
-            fail(f"lab {here.name} (pid {pid}) did not stop within {timeout:.0f} s")
-        time.sleep(0.05)
+    if not procs.terminate_and_wait(pid, timeout):
+        fail(f"lab {here.name} (pid {pid}) did not stop within {timeout:.0f} s")
     click.echo(f"Lab {here.name} stopped.")
 
 

@@ -159,12 +159,8 @@ def down(run_dir: str | None, timeout: float) -> None:
     if pid is None:
         click.echo(f"No switch is running in {run.path}.")
         return
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while procs.pid_alive(pid):
-        if time.monotonic() > deadline:
-            fail(f"switch (pid {pid}) did not stop within {timeout:.0f}s")
-        time.sleep(0.05)
+    if not procs.terminate_and_wait(pid, timeout):
+        fail(f"switch (pid {pid}) did not stop within {timeout:.0f}s")
     click.echo(f"Switch in {run.path} stopped.")
 
 

@@ -26,12 +26,10 @@ from fastpath.fabric.hotspots import hotspots
 from fastpath.model import RunConfig
 from fastpath.run_counters import counter_updates
 from fastpath.tables import Tables
-from fastpath.workloads import MAX_FLOWS, concat, dcqcn_params, expand_workload
+from fastpath.workloads import concat, dcqcn_params, expand_workloads
 from nos.lab.model import Host as LabHost
 from nos.lab.model import Topology, mac_text
 from nos.lab.scenario import LabScenario
-from nos.traffic.errors import ScenarioError, ScenarioProblem
-from nos.traffic.hosts import workload_hosts
 from nos.traffic.scenario import workload_names
 
 FIRST_L4_SRC = 49152   # each flow its own UDP source port (RoCEv2 sets it per queue pair): ECMP spreads them
@@ -71,12 +69,7 @@ def flows_of(lab: LabScenario) -> FabricRun:
     """Every workload's flows (``fastpath.workloads``: the same expansion as on one switch); DCQCN, ECN
     and MTU from the sender's host group; ``ScenarioError`` for a selector that matches nothing."""
     scenario = lab.scenario
-    chosen = workload_hosts(scenario, lab.hosts)
-    blocks = [expand_workload(scenario, i, w, chosen[i]) for i, w in enumerate(scenario.workloads)]
-    total = sum(b.n for b in blocks)
-    if total > MAX_FLOWS:
-        raise ScenarioError(scenario.name, [ScenarioProblem("workloads", f"expand to {total} flows; at most "
-                                                            f"{MAX_FLOWS}", None)])
+    blocks = expand_workloads(scenario, lab.hosts)
     merged, group, dscp = concat(blocks)
     sender = np.asarray([h.group for h in lab.hosts], dtype=np.int32)[merged.src]
     groups = scenario.hosts

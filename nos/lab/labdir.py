@@ -9,14 +9,13 @@ points every command at) and ``configs/<node>.json`` (its generated startup conf
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nos.runtime.procs import pid_alive
-from nos.runtime.rundir import RunDir, write_json_atomic
+from nos.runtime.rundir import RunDir, read_json, write_json_atomic
 
 LABS_ENV = "NOS_LABS_DIR"
 
@@ -25,13 +24,6 @@ def labs_root() -> Path:
     """Where labs live: ``$NOS_LABS_DIR`` or ``~/.nos/labs``."""
     env = os.environ.get(LABS_ENV)
     return (Path(env).expanduser() if env else Path.home() / ".nos" / "labs").resolve()
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
 
 
 @dataclass(frozen=True)
@@ -71,7 +63,7 @@ class LabDir:
         return self.path / "configs" / f"{node}.json"
 
     def state(self) -> dict[str, Any] | None:
-        data = _read_json(self.state_file)
+        data = read_json(self.state_file)
         return data if isinstance(data, dict) else None
 
     def write_state(self, state: dict[str, Any]) -> None:
@@ -87,7 +79,7 @@ class LabDir:
 
     def cuts(self) -> frozenset[str]:
         """The links cut by ``nos lab link down``, each as ``link_id`` names it."""
-        data = _read_json(self.cuts_file)
+        data = read_json(self.cuts_file)
         return frozenset(str(c) for c in data) if isinstance(data, list) else frozenset()
 
     def write_cuts(self, cuts: frozenset[str]) -> None:

@@ -72,3 +72,20 @@ def _is_zombie(pid: int) -> bool:
         return False  # no procfs: signal 0 is all there is
     # "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the last ')'
     return stat[stat.rfind(")") + 2:stat.rfind(")") + 3] == "Z"
+
+
+def terminate_and_wait(pid: int, timeout: float, poll_s: float = 0.05) -> bool:
+    """SIGTERM ``pid`` (not a child of ours) and wait until it has gone; False if it is still there
+    after ``timeout`` seconds."""
+    import time
+
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return True
+    deadline = time.monotonic() + timeout
+    while pid_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(poll_s)
+    return True

@@ -42,7 +42,8 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
+    """The JSON in ``path``, or None when it is missing or not JSON (a file being replaced, garbage)."""
     try:
         return json.loads(path.read_text())
     except (OSError, ValueError):
@@ -96,7 +97,7 @@ class RunDir:
         return self.path / "gnmi.sock"
 
     def gnmi_status(self) -> dict[str, Any] | None:
-        data = _read_json(self.gnmi_status_file)
+        data = read_json(self.gnmi_status_file)
         return data if isinstance(data, dict) else None
 
     @property
@@ -107,11 +108,11 @@ class RunDir:
         return self.logs / f"{name}.log"
 
     def endpoints(self) -> dict[str, str] | None:
-        data = _read_json(self.endpoints_file)
+        data = read_json(self.endpoints_file)
         return data if isinstance(data, dict) else None
 
     def boot_state(self) -> dict[str, Any] | None:
-        data = _read_json(self.boot_file)
+        data = read_json(self.boot_file)
         return data if isinstance(data, dict) else None
 
     def supervisor_pid(self) -> int | None:
