@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from fastpath.fdb import with_learnt
+from fastpath.fdb import resolve_vlan_next_hops, with_learnt
 from fastpath.forward import ACT_FORWARD, PacketBatch, forward
 from fastpath.tables import I8, I32, U64, Tables
 from nos.traffic.hosts import Host
@@ -70,13 +70,14 @@ def same_subnet(hosts: Sequence[Host], src: I32, dst: I32) -> Any:
 
 
 def learn_hosts(tables: Tables, hosts: Sequence[Host], port_index: I32) -> Tables:
-    """Tables whose FDB also holds what the switch learns from one broadcast frame per host."""
+    """Tables whose FDB also holds what the switch learns from one broadcast frame per host, and whose
+    next hops on a VLAN interface find a learnt host's port (routed traffic to it is no longer flooded)."""
     n = len(hosts)
     batch = PacketBatch.of(n, in_port=port_index, vlan=np.asarray([h.vlan for h in hosts], dtype=np.int32),
                            src_mac=np.asarray([h.mac for h in hosts], dtype=np.uint64),
                            dst_mac=np.full(n, BROADCAST_MAC, dtype=np.uint64))
     learnt = forward(tables, batch).learn
-    return with_learnt(tables, learnt)
+    return resolve_vlan_next_hops(with_learnt(tables, learnt))
 
 
 def programmed_paths(tables: Tables, hosts: Sequence[Host], in_port: I32, src: I32, dst: I32, dscp: I32) -> Paths:

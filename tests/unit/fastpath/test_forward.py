@@ -212,3 +212,24 @@ def test_hand_made_tables_without_forwarding_state_filter_and_classify():
     assert set(r.drop_reason.tolist()) == {DROP_REASONS.index("ingress_vlan_filter")}
     assert r.tc.tolist() == [3, 4, 1] and r.pg.tolist() == [3, 4, 0] and r.queue.tolist() == [3, 4, 1]
     assert len(forward(t, PacketBatch.of(0)).egress_port) == 0
+
+
+def test_a_learnt_host_behind_a_vlan_interface_is_routed_to_not_flooded() -> None:
+    """A neighbour on a VLAN interface whose MAC the FDB did not hold at compile time floods; once the
+    host's frame is learnt (fastpath.paths.learn_hosts), routed traffic to it leaves by its port."""
+    import ipaddress
+
+    from fastpath.forward import ACT_FLOOD, ACT_FORWARD
+    from fastpath.paths import learn_hosts
+    from nos.traffic.hosts import Host
+
+    lab = Lab()
+    vlan_rif = next(o.object_id for o in lab.kit.store.of_type(T.ROUTER_INTERFACE).values()
+                    if o.attrs.get("SAI_ROUTER_INTERFACE_ATTR_TYPE") == "SAI_ROUTER_INTERFACE_TYPE_VLAN")
+    lab.kit.neighbor(vlan_rif, "192.168.100.20", "00:00:00:00:64:14")   # not in the FDB
+    tables = lab.tables()
+    before = routed(tables, "192.168.100.20")
+    assert int(before.action[0]) == ACT_FLOOD
+    host = Host("h", 0, "Ethernet4", mac_int("00:00:00:00:64:14"), ipaddress.ip_interface("192.168.100.20/24"), 100)
+    after = routed(learn_hosts(tables, [host], np.asarray([1], dtype=np.int32)), "192.168.100.20")
+    assert int(after.action[0]) == ACT_FORWARD and int(after.egress_port[0]) == 1
