@@ -231,6 +231,7 @@ class CounterWriter:
                  if any(table.rename(old, new) for table in self.stats.tables.values())]
         if not moved:
             return
+        self.watchdog.forget_published()
         pipe = self.counters.client.pipeline(transaction=False)
         for old, new in moved:
             for table in (COUNTERS_TABLE, *wm.WATERMARK_TABLES):
@@ -288,6 +289,7 @@ class CounterWriter:
                 raise
 
     def _forget_published(self) -> None:
+        self.watchdog.forget_published()
         for state in self.groups.values():
             for part in state.parts:
                 part.last.clear()
@@ -335,6 +337,7 @@ class CounterWriter:
         added, removed = self.stats.sync(counted_objects(self.store_of()))
         if not added and not removed:
             return
+        self.watchdog.forget_published()  # a removed object's hash is deleted; an id may come back
         for kind, oid in removed:
             pipe.delete(f"{COUNTERS_TABLE}:{oid}", *(f"{t}:{oid}" for t in wm.WATERMARK_TABLES))
             log.debug("syncd.counters.removed kind=%s oid=%s", kind.sai_name, oid)

@@ -27,8 +27,12 @@ the PFC RX counter did not move (pfc_restore.lua). The first poll of a queue onl
 The handler's counters: each poll also publishes, for the watched queues and their priority groups of
 the same index, the stats orchagent's action handler reads (queue ``PACKETS``/``DROPPED_PACKETS``, PG
 ``PACKETS``/``DROPPED_PACKETS``), so they are as fresh as the watchdog's own poll (SONiC's handler asks
-the SAI directly). Timers live in memory, not in ``*_LEFT``/``*_last`` COUNTERS fields; a restarted
-syncd_sim starts every queue with a fresh baseline, as SONiC's orchagent ``bake`` does after warm boot.
+the SAI directly). A hash is written only when its values differ from what this process last wrote
+there (``published``; forgotten with the counter writer's, so a failed or repaired write is made
+again): at a 100 ms poll of 128 queues, rewriting unchanged values was 2,560 HSETs a second per switch
+(an idle switch's syncd 26 -> 22 ms of CPU a second, its Redis 7 -> 5). Timers live in memory, not in
+``*_LEFT``/``*_last`` COUNTERS fields; a restarted syncd_sim starts every queue with a fresh baseline,
+as SONiC's orchagent ``bake`` does after warm boot.
 """
 
 from __future__ import annotations
@@ -177,6 +181,11 @@ class PfcWatchdog:
         self.timers: dict[str, Timers] = {}
         self.paused: dict[str, bool] = {}
         self.poll_interval_ms: int | None = None  # FLEX_COUNTER_GROUP_TABLE:PFC_WD POLL_INTERVAL
+        self.published: dict[str, dict[str, str]] = {}  # COUNTERS hash -> the handler stats last written
+
+    def forget_published(self) -> None:
+        """Write every handler stat again at the next poll (the writes may not have reached Redis)."""
+        self.published.clear()
 
     # -- entry point for the traffic model -----------------------------------------------------------
     def set_pause_state(self, states: Mapping[str, bool]) -> None:
@@ -220,6 +229,7 @@ class PfcWatchdog:
             return Result.ignored("port rows: every port's PFC counters are polled already")
         if kind is not T.QUEUE:
             return Result.invalid(f"{oid} is not a queue or port id")
+        self.published.pop(f"{COUNTERS_TABLE}:{oid}", None)  # (re)watched: its stats are written afresh
         if task.is_del:
             self.watched.discard(oid)
             self.timers.pop(oid, None)
@@ -288,7 +298,10 @@ class PfcWatchdog:
         for kind, oid, names in parts:
             table = self.stats.table(kind)
             if oid is not None and table.row_of(oid) is not None:
-                pipe.hset(f"{COUNTERS_TABLE}:{oid}", mapping={n: str(table.get(oid, n)) for n in names})
+                key, values = f"{COUNTERS_TABLE}:{oid}", {n: str(table.get(oid, n)) for n in names}
+                if self.published.get(key) != values:
+                    pipe.hset(key, mapping=values)
+                    self.published[key] = values
 
 
 def _publish(pipe: Any, queue: str, event: str) -> None:

@@ -39,7 +39,7 @@ from nos.lab.model import Endpoint, Topology
 from nos.lab.topology import TopologyError, check_fits, load_topology
 from nos.runtime import procs
 from nos.runtime.rundir import write_json_atomic
-from nos.runtime.status import collect_status
+from nos.runtime.status import switch_ready
 from nos.schema.dbconfig import APPL_DB, STATE_DB
 from nos.schema.tables import APP_PORT_TABLE_NAME, NOS_LINK_TABLE
 
@@ -146,7 +146,7 @@ class LabSupervisor:
         waiting = set(self.children)
         deadline = started + BOOT_TIMEOUT_S
         while waiting:
-            waiting -= {name for name in sorted(waiting) if collect_status(self.lab.run_dir(name))["ready"]}
+            waiting -= {name for name in sorted(waiting) if switch_ready(self.lab.run_dir(name))}
             if waiting and time.monotonic() > deadline:
                 raise LabBootError(f"not ready within {BOOT_TIMEOUT_S:.0f} s: {', '.join(sorted(waiting))} "
                                    "(see 'nos --node NODE status')")

@@ -111,6 +111,12 @@ def gather_twice(dbs: Databases, *args: Any) -> Report:
     return second
 
 
+def _gather_args(boot: dict[str, Any], pid: int) -> tuple[int, list[str], dict[str, str], list[str]]:
+    children = list(boot.get("daemons") or MODULES)
+    heartbeat = list(boot.get("heartbeat_daemons") or HEARTBEAT_DAEMONS)
+    return pid, children, dict(boot.get("modules") or {}), heartbeat
+
+
 def collect_status(run: RunDir) -> dict[str, Any]:
     pid = run.supervisor_pid()
     boot = run.boot_state() or {}
@@ -122,11 +128,9 @@ def collect_status(run: RunDir) -> dict[str, Any]:
     if not endpoints:
         out["state"] = boot.get("state", "booting")
         return out
-    children = list(boot.get("daemons") or MODULES)
-    heartbeat = list(boot.get("heartbeat_daemons") or HEARTBEAT_DAEMONS)
     dbs = Databases(endpoints["redis"])
     try:
-        report = gather_twice(dbs, pid, children, dict(boot.get("modules") or {}), heartbeat)
+        report = gather_twice(dbs, *_gather_args(boot, pid))
     finally:
         dbs.close()
     report.checks += _api_checks(run, endpoints, boot)
@@ -136,6 +140,24 @@ def collect_status(run: RunDir) -> dict[str, Any]:
     if boot.get("started_at"):
         out["uptime_seconds"] = round(time.time() - float(boot["started_at"]), 1)
     return out
+
+
+def switch_ready(run: RunDir) -> bool:
+    """``collect_status(run)["ready"]`` for a caller that polls it until true (the lab while it boots):
+    the API servers are asked only once the databases say ready, and a mismatch gets no second look
+    (it is not ready either way; the next poll looks again). While a switch converges this costs one
+    ``gather``, not that plus a REST request, a gNMI Capabilities call and two Redis TCP logins."""
+    pid = run.supervisor_pid()
+    boot = run.boot_state() or {}
+    endpoints = run.endpoints()
+    if pid is None or not endpoints:
+        return False
+    dbs = Databases(endpoints["redis"])
+    try:
+        report = gather(dbs, *_gather_args(boot, pid))
+    finally:
+        dbs.close()
+    return report.state == "ready" and all(c.ok for c in _api_checks(run, endpoints, boot))
 
 
 def _api_checks(run: RunDir, endpoints: dict[str, str], boot: dict[str, Any]) -> list[readiness.Check]:

@@ -261,9 +261,10 @@ class Supervisor:
 
     def checks(self, passed: set[str] | None = None) -> Iterator[readiness.Check]:
         """The boot's readiness checks, cheapest first, leaving out those named in ``passed`` (an API
-        that answered once during this boot is not asked again at every round)."""
+        that answered once during this boot is not asked again at every round). With ``passed`` (the
+        rounds), the ports check is the quick one until PortInitDone; without, every figure."""
         assert self.dbs is not None
-        skip = passed or set()
+        skip = passed if passed is not None else set()
         first = readiness.check_redis(self.dbs)
         yield first
         if not first.ok:
@@ -272,7 +273,7 @@ class Supervisor:
         for name in self.heartbeat_daemons:
             yield readiness.check_daemon(self.dbs, name, rows)
         yield readiness.check_port_config_done(self.dbs)
-        yield convergence.ports_check(self.dbs)
+        yield convergence.ports_check(self.dbs, quick=passed is not None)
         if "redis_tcp" in self.endpoints and "redis tcp" not in skip:
             yield readiness.check_redis_tcp(self.endpoints["redis_tcp"], self.run.redis_password_file)
         if "rest" not in skip:

@@ -11,8 +11,9 @@ import time
 import pytest
 
 from nos.db import Databases, ProducerStateTable
+from nos.runtime.liveness import children_by_module
 from nos.runtime.rundir import RunDir
-from nos.runtime.status import collect_status
+from nos.runtime.status import collect_status, switch_ready
 from tests.conftest import wait_until
 from tests.e2e.conftest import start_switch
 
@@ -81,10 +82,12 @@ def test_routes_waiting_in_appl_db_are_not_ready(sw):
         started = time.monotonic()
         info = collect_status(RunDir(sw.run_dir))  # what nos status prints, without its ~0.5 s of imports
         took = time.monotonic() - started
+        ready_now = switch_ready(RunDir(sw.run_dir))
         code, cli = status(sw)
     finally:
         dbs.close()
     assert info["state"] == "converging" and not info["ready"], info["checks"]
+    assert not ready_now or cli["ready"]  # the lab's check agrees (unless all were in by then)
     routes_check = check(info, "routes")
     figures = info["asic"]["routes"]
     assert not routes_check["ok"] and figures["expected"] == before + ROUTES and figures["queued"] > 0
@@ -104,3 +107,19 @@ def test_a_breakout_does_not_leave_it_degraded(sw):
     code, info = status(sw)
     assert info["asic"]["ports"]["wanted"] == 131 and info["asic"]["ports"]["in_asic"] == 131
     assert "128 ports when cfgmgrd started" in check(info, "ports")["detail"]
+
+
+def test_the_labs_ready_check_is_the_status_verdict_and_asks_the_apis_once_the_databases_are_ready(sw):
+    run = RunDir(sw.run_dir)
+    wait_until(lambda: status(sw)[0] == 0, timeout=60, interval=0.2)
+    assert switch_ready(run)
+    supervisor = run.supervisor_pid()
+    assert supervisor is not None
+    rest = children_by_module(supervisor)["nos.api.rest"].pid
+    os.kill(rest, signal.SIGSTOP)  # the databases are ready, REST does not answer
+    try:
+        assert not switch_ready(run)
+        assert not collect_status(run)["ready"]
+    finally:
+        os.kill(rest, signal.SIGCONT)
+    wait_until(lambda: switch_ready(run), timeout=10, interval=0.2)

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from nos.db.keyops import KeyOpFieldsValues
+from nos.sai.types import ObjectType as T
 from syncd_sim.counters import CounterWriter
 from tests.conftest import wait_until
 from tests.integration.syncd_sim.test_counters_writer import Asic, configure
@@ -75,3 +76,31 @@ def test_a_traffic_runs_events_are_published_for_watched_queues_only(dbs, raw):
     assert kept == [(watched, "storm"), (watched, "restore")]
     assert events(pubsub) == [[watched, "storm"], [watched, "restore"]]   # in order, nothing else
     assert writer.watchdog.report([(other, "storm")]) == [] and events(pubsub) == []
+
+
+def test_the_handler_stats_are_written_when_they_change_and_again_after_a_rewatch_or_a_failed_write(dbs, raw):
+    asic = Asic()
+    writer = CounterWriter(dbs, lambda: asic.store)
+    queue = asic.queue(asic.add_port(), 3)
+    assert not writer.on_wd_group(KeyOpFieldsValues.set("PFC_WD", {"POLL_INTERVAL": "100"})).rejected
+    configure(writer, "PFCWD", FLEX_COUNTER_STATUS="enable")
+    writer.watchdog.on_flex_row(KeyOpFieldsValues.set(f"PFC_WD:{queue}", {}))
+    counters, key, field = raw(2), f"COUNTERS:{queue}", "SAI_QUEUE_STAT_DROPPED_PACKETS"
+    t0 = time.monotonic()
+    writer.step(t0)
+    assert counters.hget(key, field) == "0"
+    counters.hset(key, field, "marker")                 # unchanged stats: the next polls do not write it
+    writer.step(t0 + 0.1)
+    writer.step(t0 + 0.2)
+    assert counters.hget(key, field) == "marker"
+    writer.stats.table(T.QUEUE).set(queue, field, 7)
+    writer.step(t0 + 0.3)                                # a change is written at the next poll
+    assert counters.hget(key, field) == "7"
+    counters.hset(key, field, "marker")
+    writer.watchdog.on_flex_row(KeyOpFieldsValues.set(f"PFC_WD:{queue}", {}))   # registered again
+    writer.step(t0 + 0.4)
+    assert counters.hget(key, field) == "7"
+    counters.hset(key, field, "marker")
+    writer._forget_published()                           # what a failed tick write does
+    writer.step(t0 + 0.5)
+    assert counters.hget(key, field) == "7"
