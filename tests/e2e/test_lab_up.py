@@ -15,6 +15,7 @@ import pytest
 import redis
 
 from nos.runtime.procs import pid_alive
+from nos.runtime.rundir import RunDir
 from tests.conftest import wait_until
 from tests.e2e.conftest import nos
 
@@ -153,8 +154,12 @@ def test_a_lab_that_cannot_get_ready_stops_what_it_started(labs_dir: Path, monke
     state = json.loads((labs_dir / "two-leaves" / "lab.json").read_text())
     assert state["state"] == "failed"
     wait_until(lambda: not pid_alive(state["pid"]), timeout=60)
-    boots = [json.loads((Path(n["run_dir"]) / "boot.json").read_text()) for n in state["nodes"].values()]
-    assert not [b["pid"] for b in boots if pid_alive(b["pid"])]
+    # a switch stopped before it wrote boot.json never got far; any that did must be gone, and no run
+    # dir may still name a live supervisor
+    runs = [RunDir(Path(n["run_dir"])) for n in state["nodes"].values()]
+    boots = [run.boot_state() or {} for run in runs]
+    assert not [b["pid"] for b in boots if b.get("pid") and pid_alive(b["pid"])]
+    assert not [run.path for run in runs if run.supervisor_pid() is not None]
 
 
 def test_a_killed_lab_leaves_nothing_running(labs_dir: Path) -> None:
