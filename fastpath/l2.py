@@ -17,7 +17,8 @@ from fastpath.tables import I8, I32, U64, B
 
 N_VLAN = 4096
 MEMBER_NONE, MEMBER_TAGGED, MEMBER_UNTAGGED = 0, 1, 2
-HASH_BUCKETS = 256      # buckets per ECMP group / LAG (rendezvous-hashed at compile time)
+HASH_BUCKETS = 4096     # buckets per ECMP group / LAG (rendezvous-hashed at compile time): a member's
+#                         share is within ~1.6% (1 sd) of its weight with 2 members (256 gave ~6%)
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,7 @@ class CounterWriter:
         self.reporter: StatusReporter | None = None
         self.strict = False
         self.dirty = True  # the store's objects may have changed: resync the stat tables' rows
+        self.listing_stale = True  # FLEX_COUNTER_DB listing to (re)write at the next tick
         self._raise_wm = self.counters.script("syncd_raise_watermarks", wm.RAISE_WATERMARKS)
         self._write_hashes = self.counters.script("syncd_write_counters", WRITE_HASHES)
         self._rename_hash = self.counters.script("syncd_rename_counters", RENAME_HASH)
