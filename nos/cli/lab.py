@@ -211,20 +211,35 @@ def link(action: str, a: str, b: str, lab_name: str | None, timeout: float) -> N
     click.echo(f"Link {cable.a} -- {cable.b} {action}.")
 
 
-def _await_carrier(state: dict[str, Any], ends: tuple[Any, ...], action: str, timeout: float) -> None:
+def _switch_dbs(state: dict[str, Any], node: str) -> Databases:
+    url = ((state.get("nodes") or {}).get(node, {}).get("endpoints") or {}).get("redis")
+    if not url:
+        fail(f"{node}: not running (no endpoints in the lab's state; 'nos lab status')")
+    return Databases(url)
+
+
+def _admin_up(state: dict[str, Any], end: Any) -> bool:
+    dbs = _switch_dbs(state, end.node)
+    try:
+        return (Table(dbs["APPL_DB"], "PORT_TABLE").get(end.port) or {}).get("admin_status") == "up"
+    finally:
+        dbs.close()
+
+
+def _await_carrier(state: dict[str, Any], ends: tuple[Any, Any], action: str, timeout: float) -> None:
     """Wait until both ends' NOS_LINK_TABLE say what the cut means and each switch has acted on it: its
     port's oper status (APPL_DB ``PORT_TABLE``, written once orchagent has handled the port's state
-    change, next hops included) follows, unless the port is admin down or its far end is (a mended
-    link then stays dark, rightly)."""
+    change, next hops included) follows, unless either end is admin down (a mended link then stays
+    dark, rightly)."""
     deadline = time.monotonic() + timeout
-    for end in ends:
-        dbs = Databases(state["nodes"][end.node]["endpoints"]["redis"])
+    for end, far in (ends, ends[::-1]):
+        dbs = _switch_dbs(state, end.node)
         try:
             links, ports = Table(dbs["STATE_DB"], LINK_TABLE), Table(dbs["APPL_DB"], "PORT_TABLE")
             while True:
                 carrier = (links.get(end.port) or {}).get("carrier")
                 port = ports.get(end.port) or {}
-                dark_anyway = action == "up" and (port.get("admin_status") != "up" or _far_admin_down(state, end))
+                dark_anyway = action == "up" and (port.get("admin_status") != "up" or not _admin_up(state, far))
                 if carrier is not None and (dark_anyway or (carrier == action and port.get("oper_status") == action)):
                     break
                 if time.monotonic() > deadline:
@@ -232,19 +247,6 @@ def _await_carrier(state: dict[str, Any], ends: tuple[Any, ...], action: str, ti
                 time.sleep(0.02)
         finally:
             dbs.close()
-
-
-def _far_admin_down(state: dict[str, Any], end: Any) -> bool:
-    """Whether the far end of ``end`` is admin down (then a mended link stays dark, rightly)."""
-    topo = load_topology(lab_topology(state))
-    far = topo.peer(end.node, end.port)
-    if far is None:
-        return False
-    dbs = Databases(state["nodes"][far.node]["endpoints"]["redis"])
-    try:
-        return (Table(dbs["APPL_DB"], "PORT_TABLE").get(far.port) or {}).get("admin_status") != "up"
-    finally:
-        dbs.close()
 
 
 @lab.group("traffic")

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nos.runtime.procs import pid_alive
-from nos.runtime.rundir import RunDir, read_json, write_json_atomic
+from nos.runtime.rundir import RunDir, live_pid, read_json, write_json_atomic
 
 LABS_ENV = "NOS_LABS_DIR"
 
@@ -71,11 +70,7 @@ class LabDir:
 
     def supervisor_pid(self) -> int | None:
         """The pid of this lab's live supervisor, or None."""
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return pid if pid_alive(pid) else None
+        return live_pid(self.pid_file)
 
     def cuts(self) -> frozenset[str]:
         """The links cut by ``nos lab link down``, each as ``link_id`` names it."""

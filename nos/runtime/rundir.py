@@ -50,6 +50,15 @@ def read_json(path: Path) -> Any:
         return None
 
 
+def live_pid(pid_file: Path) -> int | None:
+    """The pid written in ``pid_file`` if that process runs, else None (no file, garbage, gone)."""
+    try:
+        pid = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if pid_alive(pid) else None
+
+
 @dataclass(frozen=True)
 class RunDir:
     """Paths of one switch's run directory."""
@@ -117,8 +126,4 @@ class RunDir:
 
     def supervisor_pid(self) -> int | None:
         """The pid of a live ``nos up`` for this run dir, or None."""
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return pid if pid_alive(pid) else None
+        return live_pid(self.pid_file)
