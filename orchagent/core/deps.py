@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from nos.db.connector import Databases
 from orchagent.core.events import EventBus
 from orchagent.core.l3 import L3State
+from orchagent.core.mlag import MlagState
 from orchagent.core.registry import Registry
 from orchagent.sairedis import SaiRedis
 
@@ -36,3 +37,4 @@ class OrchDeps:
     registry: Registry = field(default_factory=Registry)
     bus: EventBus = field(default_factory=EventBus)
     l3: L3State = field(default_factory=L3State)
+    mlag: MlagState = field(default_factory=MlagState)

@@ -32,6 +32,12 @@ And for MACs the ASIC learns (``update(sai_fdb_event_t, ...)``, syncd's ``fdb_ev
 * A learnt entry is flushed like a provisioned dynamic one (a member leaving its VLAN, a port going
   down); deleting its APPL_DB row does not remove it (fdborch ``removeFdbEntry`` ignores a delete whose
   origin differs), and an APPL_DB row for it takes it over (a SAI set).
+
+And for MC-LAG (``fdb_origin`` says what each origin decides): APPL_DB ``MCLAG_FDB_TABLE:Vlan<id>:<mac>``
+{port, type static|dynamic|dynamic_local} holds the MACs the MC-LAG peer learnt, written by
+mclagsyncd; they are programmed static (with ALLOW_MAC_MOVE when dynamic on the peer), listed in
+STATE_DB ``MCLAG_REMOTE_FDB_TABLE``, never flushed nor aged out; an MCLAG interface going down keeps its
+MACs (``OrchDeps.mlag``, from MlagOrch).
 """
 
 from __future__ import annotations
@@ -54,12 +60,16 @@ from nos.schema.dbconfig import APPL_DB, ASIC_DB, STATE_DB
 from nos.schema.tables import (
     APP_FDB_TABLE_NAME,
     APP_FLUSH_FDB_REQUEST_CHANNEL,
+    APP_MCLAG_FDB_TABLE_NAME,
     ASIC_NOTIFICATIONS_CHANNEL,
     STATE_FDB_TABLE_NAME,
+    STATE_MCLAG_REMOTE_FDB_TABLE_NAME,
 )
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import OperChanged
 from orchagent.core.registry import Kind
+from orchagent.orchs import fdb_origin as origins
+from orchagent.orchs.fdb_origin import DYNAMIC, DYNAMIC_LOCAL, LEARNT, PEER, PROVISIONED, STATIC
 from orchagent.orchs.l2_common import (
     Bridgeable,
     FieldTable,
@@ -75,16 +85,17 @@ from orchagent.orchs.vlan import parse_vlan_name
 
 log = logging.getLogger(__name__)
 
-CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME),)
+CONSUMES = ((APPL_DB, APP_FDB_TABLE_NAME), (APPL_DB, APP_MCLAG_FDB_TABLE_NAME))
 READS = ((APPL_DB, APP_FLUSH_FDB_REQUEST_CHANNEL),)   # read by ``register``, not an orch consumer
-PRODUCES = ((STATE_DB, STATE_FDB_TABLE_NAME),)
+PRODUCES = ((STATE_DB, STATE_FDB_TABLE_NAME), (STATE_DB, STATE_MCLAG_REMOTE_FDB_TABLE_NAME))
+ORIGIN_OF = {APP_FDB_TABLE_NAME: PROVISIONED, APP_MCLAG_FDB_TABLE_NAME: PEER}
 
-DYNAMIC, STATIC = "dynamic", "static"
 FDB_EVENT = "fdb_event"
 LEARNED, AGED, MOVE, FLUSHED = (f"SAI_FDB_EVENT_{e}" for e in ("LEARNED", "AGED", "MOVE", "FLUSHED"))
 BRIDGE_PORT_ID = "SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID"
 FORWARD, DROP = "SAI_PACKET_ACTION_FORWARD", "SAI_PACKET_ACTION_DROP"
 FDB_TYPES = {DYNAMIC: "SAI_FDB_ENTRY_TYPE_DYNAMIC", STATIC: "SAI_FDB_ENTRY_TYPE_STATIC"}
+PEER_TYPES = (DYNAMIC, STATIC, DYNAMIC_LOCAL)   # mclagsyncd's
 
 
 # ---- row type ----------------------------------------------------------------------------------
@@ -99,6 +110,7 @@ class FdbEntry:
     port: str = ""
     type: str = DYNAMIC
     discard: bool = False
+    origin: str = PROVISIONED
 
     @property
     def ident(self) -> tuple[str, str]:
@@ -116,6 +128,12 @@ def _fdb_type(value: str) -> str:
     return value
 
 
+def _peer_type(value: str) -> str:
+    if value not in PEER_TYPES:
+        raise InvalidEntry(f"{value!r} is not one of {', '.join(PEER_TYPES)}")
+    return value
+
+
 def _port(value: str) -> str:
     if not value:
         raise InvalidEntry("port is empty")
@@ -127,16 +145,25 @@ def _discard(value: str) -> bool:
 
 
 FIELDS: FieldTable = {"port": ("port", _port), "type": ("type", _fdb_type), "discard": ("discard", _discard)}
+PEER_FIELDS: FieldTable = {**FIELDS, "type": ("type", _peer_type)}
 
 
 @dataclass(frozen=True)
 class Installed:
     """An entry in the ASIC: the row, its SAI key and the bridge port it points at."""
 
-    entry: FdbEntry
+    entry: FdbEntry          # as kept (``fdb_origin.stored``)
     key: str
     bridge_port: str
-    learnt: bool = False     # reported by the ASIC (fdb_event), not provisioned in APPL_DB
+
+    @property
+    def learnt(self) -> bool:
+        """Reported by the ASIC (fdb_event), not provisioned in APPL_DB."""
+        return self.entry.origin == LEARNT
+
+    @property
+    def flushable(self) -> bool:
+        return origins.sai_flushable(self.entry.origin, self.entry.type)
 
 
 @dataclass(frozen=True)
@@ -158,8 +185,9 @@ def parse_key(key: str) -> tuple[str, int, str]:
     return vlan, parse_vlan_name(vlan), to_mac(mac)
 
 
-def parse(key: str, fvs: tuple[tuple[str, str], ...]) -> FdbEntry:
-    entry = FdbEntry(*parse_key(key), **parse_fields(fvs, FIELDS))
+def parse(key: str, fvs: tuple[tuple[str, str], ...], origin: str = PROVISIONED) -> FdbEntry:
+    """A row of FDB_TABLE (``origin`` provisioned) or MCLAG_FDB_TABLE (``origin`` mclag)."""
+    entry = FdbEntry(*parse_key(key), **parse_fields(fvs, PEER_FIELDS if origin == PEER else FIELDS), origin=origin)
     if not entry.port:
         raise InvalidEntry("field 'port' is required")
     return entry
@@ -172,8 +200,12 @@ def plan(entry: FdbEntry, vlan_oid: str, target: Bridgeable | None, current: Ins
         return Plan.retry(f"VLAN {entry.vlan} does not exist yet")
     if target is None or entry.vid not in target.vlans or not target.bridge_port:
         return Plan.retry(f"waiting for {entry.port} to become a member of {entry.vlan}")
-    installed = Installed(entry, fdb_key(entry.mac, vlan_oid, switch_id), target.bridge_port)
-    attrs = (("SAI_FDB_ENTRY_ATTR_TYPE", FDB_TYPES[entry.type]),
+    origin, type_ = origins.stored(entry.origin, entry.type)
+    kept = FdbEntry(entry.vlan, entry.vid, entry.mac, entry.port, type_, entry.discard, origin)
+    installed = Installed(kept, fdb_key(entry.mac, vlan_oid, switch_id), target.bridge_port)
+    move = ((("SAI_FDB_ENTRY_ATTR_ALLOW_MAC_MOVE", "true"),) if origins.allows_move(entry.origin, entry.type)
+            else ())
+    attrs = (("SAI_FDB_ENTRY_ATTR_TYPE", origins.sai_type(entry.origin, entry.type)), *move,
              ("SAI_FDB_ENTRY_ATTR_BRIDGE_PORT_ID", target.bridge_port),
              ("SAI_FDB_ENTRY_ATTR_PACKET_ACTION", DROP if entry.discard else FORWARD))
     if current is None or current.key != installed.key:
@@ -233,9 +265,14 @@ def parse_fdb_event(data: str, problems: list[str] | None = None) -> list[FdbNot
 def plan_learnt(notice: FdbNotice, vlan: str, vid: int, port: str, current: Installed | None) -> Installed | None:
     """fdborch ``update`` for LEARNED and MOVE: the entry to record, None when nothing changes (a
     LEARNED of a MAC already known, a report of where it already is)."""
+    if current is not None and current.entry.origin == PEER:    # a local learn takes a peer MAC over
+        if notice.event == LEARNED or current.bridge_port != notice.bridge_port:
+            return Installed(FdbEntry(vlan, vid, notice.mac, port, DYNAMIC, origin=LEARNT), current.key,
+                             notice.bridge_port)
+        return None
     if current is not None and (notice.event == LEARNED or current.bridge_port == notice.bridge_port):
         return None
-    return Installed(FdbEntry(vlan, vid, notice.mac, port, DYNAMIC), notice.key, notice.bridge_port, learnt=True)
+    return Installed(FdbEntry(vlan, vid, notice.mac, port, DYNAMIC, origin=LEARNT), notice.key, notice.bridge_port)
 
 
 @dataclass(frozen=True)
@@ -265,14 +302,14 @@ def parse_flush_request(op: str, data: str) -> FlushRequest:
 
 def flush_targets(request: FlushRequest, installed: Iterable[Installed]) -> list[Installed]:
     """The dynamic entries a flush request names (fdborch flushes SAI_FDB_FLUSH_ENTRY_TYPE_DYNAMIC)."""
-    return [i for i in installed if i.entry.type == DYNAMIC
+    return [i for i in installed if i.flushable
             and (not request.port or i.entry.port == request.port)
             and (not request.vlan or i.entry.vlan == request.vlan)]
 
 
 def flushed(notice: FdbNotice, installed: Iterable[Installed], vlan: str) -> list[Installed]:
     """The dynamic entries a FLUSHED event names (by bridge port and/or VLAN; all when neither)."""
-    return [i for i in installed if i.entry.type == DYNAMIC
+    return [i for i in installed if i.flushable
             and (not notice.bridge_port or i.bridge_port == notice.bridge_port)
             and (not notice.bvid or i.entry.vlan == vlan)]
 
@@ -287,16 +324,18 @@ class FdbOrch:
     def __init__(self, deps: OrchDeps) -> None:
         self.deps = deps
         self.installed: dict[tuple[str, str], Installed] = {}
-        self.held: dict[tuple[str, str], FdbEntry] = {}    # static entries whose port left the VLAN
+        self.held: dict[tuple[str, str], FdbEntry] = {}    # static or peer entries whose port left the VLAN
         self.state = Table(deps.dbs[STATE_DB], STATE_FDB_TABLE_NAME)
+        self.peer_state = Table(deps.dbs[STATE_DB], STATE_MCLAG_REMOTE_FDB_TABLE_NAME)
         deps.bus.subscribe(VlanMemberChanged, self._on_member)
         deps.bus.subscribe(OperChanged, self._on_oper)
 
     def handle(self, table: str, task: KeyOpFieldsValues) -> Result:
+        origin = ORIGIN_OF.get(table, PROVISIONED)
         try:
             if task.is_del:
-                return self._remove(*parse_key(task.key))
-            entry = parse(task.key, task.fvs)
+                return self._remove(*parse_key(task.key), origin)
+            entry = parse(task.key, task.fvs, origin)
         except InvalidEntry as why:
             return Result.ignored(f"deleted {why}") if task.is_del else Result.invalid(str(why))
         self.held.pop(entry.ident, None)
@@ -306,28 +345,58 @@ class FdbOrch:
         vlan = self.deps.registry.get(entry.vlan)
         vlan_oid = vlan.oid if vlan is not None and vlan.kind is Kind.VLAN else ""
         target = snapshot(self.deps.registry, entry.port)
-        decided = plan(entry, vlan_oid, target, self.installed.get(entry.ident), self.deps.switch.switch_id)
+        current = self.installed.get(entry.ident)
+        if current is not None and target is not None:
+            why = origins.kept(current.entry.origin, current.entry.type, current.bridge_port, entry.origin,
+                               entry.type, target.bridge_port)
+            if why:
+                return Result.ignored(f"{entry.vlan}:{entry.mac}: {why}")
+        decided = plan(entry, vlan_oid, target, current, self.deps.switch.switch_id)
         if not decided.go or decided.state is None:
             return decided.result
         result = self.deps.sai.apply(decided.ops)
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
-        self.installed[entry.ident] = decided.state
-        self.state.set(entry.state_key, {"port": entry.port, "type": entry.type})
+        self._record(decided.state, current)
+        if entry.origin == PEER and entry.type == DYNAMIC_LOCAL:
+            self.peer_state.delete(entry.state_key)
         return Result.success()
 
-    def _remove(self, vlan: str, _vid: int, mac: str) -> Result:
-        held = self.held.pop((vlan, mac), None)
+    def _record(self, installed: Installed, previous: Installed | None) -> None:
+        """Keep the entry and its STATE_DB row: FDB_TABLE for local MACs, MCLAG_REMOTE_FDB_TABLE for the peer's."""
+        entry = installed.entry
+        self.installed[entry.ident] = installed
+        row = {"port": entry.port, "type": entry.type}
+        was_local = previous is None or origins.is_local(previous.entry.origin)
+        if origins.is_local(entry.origin):
+            self.state.set(entry.state_key, row)
+            if not was_local:
+                self.peer_state.delete(entry.state_key)
+        else:
+            self.peer_state.set(entry.state_key, row)
+            if previous is not None and was_local:
+                self.state.delete(entry.state_key)
+
+    def _remove(self, vlan: str, _vid: int, mac: str, origin: str = PROVISIONED) -> Result:
+        held = self.held.get((vlan, mac))
+        if held is not None and held.origin == origin:
+            del self.held[(vlan, mac)]
         current = self.installed.get((vlan, mac))
         if current is None:
             return Result.success() if held else Result.ignored(f"no FDB entry {vlan}:{mac}")
-        if current.learnt:
-            return Result.ignored(f"{vlan}:{mac} was learnt by the ASIC, not provisioned")
+        if current.entry.origin != origin and not self._peer_takes_down(current, origin):
+            return Result.ignored(f"{vlan}:{mac} is {current.entry.origin}, not {origin}: kept")
         result = self.deps.sai.apply(plan_flush([current]))
         if not result.ok:
             return Result.failed(f"{result.status} {result.reason}")
         self._forget([current], hold_static=False)
         return Result.success()
+
+    def _peer_takes_down(self, current: Installed, origin: str) -> bool:
+        """fdborch: the peer's delete removes a local learn on an MCLAG interface that is oper down."""
+        port = self.deps.registry.get(current.entry.port)
+        return (origin == PEER and current.learnt and port is not None and not port.oper_up
+                and self.deps.mlag.is_mclag_interface(port.name))
 
     # -- FLUSHFDBREQUEST (sonic-clear fdb) ---------------------------------------------------------
     def register(self, runner: Runner) -> None:
@@ -386,7 +455,9 @@ class FdbOrch:
             self._forget(flushed(notice, list(self.installed.values()), vlan_name), hold_static=False)
         elif notice.event == AGED:
             current = self.installed.get((vlan_name, notice.mac))
-            if current is not None and current.entry.type == DYNAMIC:
+            if current is not None and current.entry.origin == PEER:
+                self._put_back(current)
+            elif current is not None and current.entry.type == DYNAMIC:
                 self._forget([current], hold_static=False)
         elif notice.event in (LEARNED, MOVE):
             self._learnt(notice, vlan_name)
@@ -403,8 +474,13 @@ class FdbOrch:
         recorded = plan_learnt(notice, vlan, parse_vlan_name(vlan), port, current)
         if recorded is None:
             return
-        self.installed[recorded.entry.ident] = recorded
-        self.state.set(recorded.entry.state_key, {"port": port, "type": DYNAMIC})
+        if current is not None and current.entry.origin == PEER:
+            ops = origins.learn_over_peer(notice.event == MOVE, current.key, current.bridge_port, notice.bridge_port)
+            result = self.deps.sai.apply(ops)
+            if not result.ok:
+                log.error("orch.fdb.peer_mac_update_failed key=%s:%s status=%s reason=%s", vlan, notice.mac,
+                          result.status, result.reason)
+        self._record(recorded, current)
         log.info("orch.fdb.learnt event=%s key=%s:%s port=%s", notice.event, vlan, notice.mac, port)
 
     def _bridge_port_owner(self, bridge_port: str) -> str | None:
@@ -427,10 +503,21 @@ class FdbOrch:
             if result.rejected:
                 log.error("orch.fdb.restore_failed key=%s:%s reason=%s", entry.vlan, entry.mac, result.reason)
 
+    def _put_back(self, current: Installed) -> None:
+        """fdborch: an aged peer MAC is created again (the peer still reaches it)."""
+        result = self.deps.sai.apply((origins.recreate_peer(current.key, current.bridge_port),))
+        if not result.ok and result.status != "SAI_STATUS_ITEM_ALREADY_EXISTS":   # still there: nothing to do
+            log.error("orch.fdb.peer_mac_restore_failed key=%s:%s status=%s reason=%s", current.entry.vlan,
+                      current.entry.mac, result.status, result.reason)
+
     def _on_oper(self, event: OperChanged) -> None:
-        if not event.up:
-            self._flush([i for i in self.installed.values()
-                         if i.entry.port == event.name and i.entry.type == DYNAMIC], hold_static=True)
+        if event.up:
+            return
+        if self.deps.mlag.is_mclag_interface(event.name):
+            log.info("orch.fdb.no_flush_on_mclag_interface port=%s", event.name)
+            return
+        self._flush([i for i in self.installed.values() if i.entry.port == event.name and i.flushable],
+                    hold_static=True)
 
     def _flush(self, entries: list[Installed], hold_static: bool) -> None:
         if not entries:
@@ -446,8 +533,8 @@ class FdbOrch:
         for installed in entries:
             entry = installed.entry
             del self.installed[entry.ident]
-            self.state.delete(entry.state_key)
-            if hold_static and entry.type == STATIC:
+            (self.state if origins.is_local(entry.origin) else self.peer_state).delete(entry.state_key)
+            if hold_static and (entry.type == STATIC or entry.origin == PEER):
                 self.held[entry.ident] = entry
             log.info("orch.fdb.flushed key=%s:%s port=%s", entry.vlan, entry.mac, entry.port)
 

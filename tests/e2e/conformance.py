@@ -25,7 +25,7 @@ RUNNER = SHARED / "conformance" / "run.py"
 PUBLIC_CASES = SHARED / "conformance" / "cases.json"
 DERIVED = Path(__file__).resolve().parents[1] / "conformance" / "derived"
 SLOW = DERIVED.parent / "slow"   # derived cases of minutes each (ECMP group exhaustion): by hand, --slow
-FEATURES = ("port", "vlan", "lag", "route", "buffer", "qos", "pfc", "wred_ecn", "pfcwd")
+FEATURES = ("port", "vlan", "lag", "route", "buffer", "qos", "pfc", "wred_ecn", "pfcwd", "mclag")
 NOS = [sys.executable, "-m", "nos.cli.main"]
 
 

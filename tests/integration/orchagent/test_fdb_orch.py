@@ -113,7 +113,7 @@ def test_bad_rows_are_refused(l2, raw):
     t["FDB_TABLE"].set("Vlan2:52:54:00:25:06:E9", {"type": "dynamic"})
     t["FDB_TABLE"].set("Vlan2:52:54:00:25:06:EA", {"port": "Ethernet0", "type": "sticky"})
     t["FDB_TABLE"].set("Bridge:52:54:00:25:06:EB", {"port": "Ethernet0"})
-    consumer = agent.runner.consumers[-1]
+    consumer = next(c for c in agent.runner.consumers if c.table == "FDB_TABLE")
     agent.drive(lambda: consumer.stats.rejected == 4)
     assert not consumer.pending
 

@@ -44,8 +44,9 @@ def installed(mac: str, bridge_port: str = BP, type_: str = fdb.DYNAMIC, vlan: s
 def test_learned_records_a_new_mac_and_ignores_a_known_one():
     notice = fdb.FdbNotice(fdb.LEARNED, KEY, VLAN, "52:54:00:25:06:E9", BP)
     recorded = fdb.plan_learnt(notice, "Vlan2", 2, "Ethernet0", None)
-    assert recorded == fdb.Installed(fdb.FdbEntry("Vlan2", 2, "52:54:00:25:06:E9", "Ethernet0", fdb.DYNAMIC),
-                                     KEY, BP, learnt=True)
+    assert recorded == fdb.Installed(fdb.FdbEntry("Vlan2", 2, "52:54:00:25:06:E9", "Ethernet0", fdb.DYNAMIC,
+                                                  origin=fdb.LEARNT), KEY, BP)
+    assert recorded.learnt
     assert fdb.plan_learnt(notice, "Vlan2", 2, "Ethernet0", installed("52:54:00:25:06:E9", BP2)) is None
 
 
