@@ -1,6 +1,6 @@
 """``nos config``: the group, and ``load|reload|save`` (config_db.json in and out of the running CONFIG_DB).
 
-Its other commands live with their subject: ``interface``, ``vlan``, ``portchannel`` (one validated
+Its other commands live with their subject: ``interface``, ``vlan``, ``portchannel``, ``mclag`` (one validated
 transaction each) and the generic config updater's ``apply-patch|replace|checkpoint|rollback|
 list-checkpoints|delete-checkpoint`` (``nos.cli.gcu``).
 """
@@ -16,6 +16,7 @@ from nos.cli import gcu
 from nos.cli.applied import WaitOptions, wait_after
 from nos.cli.common import connect, fail, run_dir_option
 from nos.cli.interface import interface
+from nos.cli.mclag import mclag
 from nos.cli.pfcwd import pfcwd
 from nos.cli.portchannel import portchannel
 from nos.cli.roce import config_roce
@@ -48,6 +49,7 @@ config.add_command(vlan)
 config.add_command(portchannel)
 config.add_command(config_roce)
 config.add_command(pfcwd)
+config.add_command(mclag)
 for _command in gcu.COMMANDS:
     config.add_command(_command)
 

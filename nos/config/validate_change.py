@@ -37,8 +37,9 @@ GLOBAL_TABLES = frozenset({CFG_DEVICE_METADATA_TABLE_NAME})  # read by checks of
 # check_sub_interface reads PORT and PORTCHANNEL).
 _CONSULTED_BY = {CFG_PORT_TABLE_NAME: {"VLAN_SUB_INTERFACE"}, CFG_LAG_TABLE_NAME: {"VLAN_SUB_INTERFACE"}}
 # Whole-table checks that read tables besides their own (vlan.py check_members, mclag.py
-# check_unique_ip_needs_domain); a table's checks run when it or one of these changed.
-_TABLE_CHECK_READS = {"VLAN_MEMBER": {"PORTCHANNEL_MEMBER", "INTERFACE"}, "MCLAG_UNIQUE_IP": {"MCLAG_DOMAIN"}}
+# check_unique_ip_needs_domain, check_peer_link_not_member); a table's checks run when it or one of these changed.
+_TABLE_CHECK_READS = {"VLAN_MEMBER": {"PORTCHANNEL_MEMBER", "INTERFACE"}, "MCLAG_UNIQUE_IP": {"MCLAG_DOMAIN"},
+                      "MCLAG_INTERFACE": {"MCLAG_DOMAIN"}}
 
 RowId = tuple[str, str]
 # Whole-table checks that read only these fields of their own table's rows: skipped when a change

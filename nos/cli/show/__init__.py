@@ -5,7 +5,7 @@
 ``pfc counters|priority|asymmetric``, ``pfcwd config|stats``,
 ``priority-group watermark|persistent-watermark|drop counters``, ``qos interface``, ``ecn``,
 ``buffer_pool|headroom-pool watermark|persistent-watermark``, ``buffer configuration``,
-``mac``, ``runningconfiguration all``,
+``mac``, ``mclag brief|interface``, ``runningconfiguration all``,
 and ``errors`` (ours: entries that were refused).
 Reading is in the command modules (``interfaces.read_snapshot``), formatting in ``render`` (pure).
 """
@@ -21,6 +21,7 @@ from nos.cli.show import (
     interfaces,
     ip,
     mac,
+    mclag,
     pfc,
     pfcwd,
     portstat,
@@ -48,6 +49,7 @@ show.add_command(pfc.pfc)
 show.add_command(pfcwd.pfcwd)
 show.add_command(priority_group.priority_group)
 show.add_command(mac.mac)
+show.add_command(mclag.mclag)
 show.add_command(runningconfig.runningconfiguration)
 show.add_command(roce.roce)
 show.add_command(qos.qos)

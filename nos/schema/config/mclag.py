@@ -2,7 +2,9 @@
 
 YANG: sonic-mclag.yang. One domain at most (id 1..4095); keepalive 1..60 s and session timeout
 1..3600 s (defaults 1 and 30) with keepalive x 3 <= session timeout; the peer link is a port or a
-portchannel; MCLAG interfaces are portchannels of an existing domain; unique-IP VLANs need a domain.
+portchannel; MCLAG interfaces are portchannels of an existing domain, never its peer link (iccpd
+refuses a peer link that is also an MC-LAG member: the peer link carries the pair's own traffic);
+unique-IP VLANs need a domain.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Iterable
 from typing import Annotated
 
 from nos.schema.config import (
+    PORTCHANNEL_NAME,
     VLAN_NAME_LOOSE,
     Choice,
     ConfigError,
@@ -89,6 +92,17 @@ def check_unique_ip_needs_domain(lookup: Lookup) -> Iterable[ConfigError]:
         yield ConfigError(CFG_MCLAG_UNIQUE_IP_TABLE_NAME, key, None, None, "needs an MCLAG_DOMAIN")
 
 
+def check_peer_link_not_member(lookup: Lookup) -> Iterable[ConfigError]:
+    """An MCLAG_INTERFACE may not be its domain's peer link."""
+    domains = lookup.rows(CFG_MCLAG_TABLE_NAME)
+    for key in sorted(lookup.rows(CFG_MCLAG_INTF_TABLE_NAME)):
+        domain, _, name = key.partition("|")
+        peer_link = (domains.get(domain) or {}).get("peer_link")
+        if name and name == peer_link:
+            yield ConfigError(CFG_MCLAG_INTF_TABLE_NAME, key, None, None,
+                              f"{name} is the peer_link of MCLAG_DOMAIN|{domain}: a peer link cannot be a member")
+
+
 MCLAG_DOMAIN = TableSchema(
     CFG_MCLAG_TABLE_NAME,
     (KeyShape((KeyPart("domain_id", DOMAIN_ID),), MclagDomainRow, (check_timers,)),),
@@ -100,11 +114,12 @@ MCLAG_INTERFACE = TableSchema(
         KeyShape(
             (
                 KeyPart("domain_id", DOMAIN_ID, ref(CFG_MCLAG_TABLE_NAME, noun="MCLAG domain")),
-                KeyPart("if_name", Text(1), ref(CFG_LAG_TABLE_NAME, noun="portchannel")),
+                KeyPart("if_name", PORTCHANNEL_NAME, ref(CFG_LAG_TABLE_NAME, noun="portchannel")),
             ),
             MclagInterfaceRow,
         ),
     ),
+    (check_peer_link_not_member,),
 )
 MCLAG_UNIQUE_IP = single(
     CFG_MCLAG_UNIQUE_IP_TABLE_NAME, MclagUniqueIpRow, VLAN_NAME_LOOSE, checks=(check_unique_ip_needs_domain,)
