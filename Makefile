@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 # Byte-compile the project's own modules (pip compiles only the dependencies): every daemon is a
 # process of its own, and with PYTHONDONTWRITEBYTECODE set (as on some CI machines) each one would
 # compile ~44K lines from source at every start. Cheap when up to date (a stat per file).
-COMPILE := $(BIN)/python -m compileall -q nos orchagent syncd_sim fastpath bench
+COMPILE := $(BIN)/python -m compileall -q nos orchagent syncd_sim fastpath iccpd bench
 
 .PHONY: run test bench conformance lint clean
 
@@ -34,7 +34,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,dev]'
-	$(BIN)/ruff check nos orchagent syncd_sim fastpath tests bench
+	$(BIN)/ruff check nos orchagent syncd_sim fastpath iccpd tests bench
 	$(BIN)/mypy
 
 clean:
