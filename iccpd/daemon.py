@@ -42,6 +42,9 @@ APPL_TABLES = ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE", "LAG_TABLE", "PORT_TA
 OWNED_APPL = ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE")     # whole rows; the others get fields only
 STATE_TABLES = ("MCLAG_TABLE", "MCLAG_LOCAL_INTF_TABLE", "MCLAG_REMOTE_INTF_TABLE")
 RESTORE = {"LAG_TABLE": {"learn_mode": "hardware"}, "PORT_TABLE": {"learn_mode": "hardware"}}
+# for the README's table of who writes and reads what (tests/unit/test_readme_tables.py)
+CONSUMES = FOLLOWED
+PRODUCES = tuple((APPL_DB, t) for t in APPL_TABLES) + tuple((STATE_DB, t) for t in STATE_TABLES)
 
 
 def domain_from(config: dict[str, dict[str, dict[str, str]]]) -> Domain | None:

@@ -143,8 +143,10 @@ def up(file: Path, timeout: float) -> None:
 
 
 def _print_nodes(rows: list[dict[str, Any]]) -> None:
-    print_table(["Node", "Role", "State", "REST", "gNMI", "Redis"],
-                [[r["node"], r["role"], r["state"], r["rest"], r["gnmi"], r["redis_tcp"]] for r in rows])
+    mclag = any(r.get("mclag") for r in rows)
+    print_table(["Node", "Role", "State", *(["MC-LAG"] if mclag else []), "REST", "gNMI", "Redis"],
+                [[r["node"], r["role"], r["state"], *([r.get("mclag") or "-"] if mclag else []), r["rest"], r["gnmi"],
+                  r["redis_tcp"]] for r in rows])
 
 
 @lab.command()

@@ -28,6 +28,15 @@ Everything is written as SONiC CONFIG_DB tables, so a user sees (and may overrid
   not its own, over all shortest paths (breadth-first search over the switch graph, hop count; ECMP =
   every link to a neighbour one hop nearer). A switch with no path to a prefix gets no route to it.
 
+* **MC-LAG pairs** (``topology.mclag``): the peer link's ports are not routed: on both switches they are
+  members of ``PORTCHANNEL|PortChannel999``, a tagged member of the host VLAN; the pair shares one host
+  subnet and gateway (the same ``VLAN_INTERFACE`` address on both: the standby takes the active's MAC
+  for it, iccpd's ``INTF_TABLE mac_addr``); dual-homed host j (1-based, file order) is ``PORTCHANNEL|
+  PortChannel<j>`` with its port as member on each switch, an untagged VLAN member and
+  ``MCLAG_INTERFACE|<domain>|PortChannel<j>``; ``MCLAG_DOMAIN|<domain>`` {source_ip: the switch's
+  loopback, peer_ip: the peer's, peer_link PortChannel999, keepalive_interval, session_timeout}. Routes to
+  the pair's subnet go to both switches (ECMP over the nearest of them).
+
 ``startup_config`` merges, field by field within each row: the SKU's default config_db.json (what
 ``nos up`` boots), then the plan's tables, then the node's own startup-config file.
 """
@@ -35,6 +44,7 @@ Everything is written as SONiC CONFIG_DB tables, so a user sees (and may overrid
 from __future__ import annotations
 
 import ipaddress
+import zlib
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,7 +55,7 @@ from nos.config.validate import validate_config
 from nos.intent.roce import plan as roce_plan
 from nos.intent.roce.model import IntentError
 from nos.lab.errors import TopologyError
-from nos.lab.model import Endpoint, Host, Topology, router_mac
+from nos.lab.model import Endpoint, Host, McLag, Topology, router_mac
 from nos.platform.sku import load_sku
 from nos.schema import tables as t
 from nos.schema.config import Config, Row, Value
@@ -56,6 +66,7 @@ LINK_POOL = ipaddress.IPv4Network("10.0.0.0/16")
 LOOPBACK_POOL = ipaddress.IPv4Network("10.255.0.0/16")
 LOOPBACK = "Loopback0"
 HOST_VLAN = "Vlan1000"
+PEER_LINK_LAG = "PortChannel999"
 HOST_VLAN_ID = "1000"
 PORT_MTU = "9100"
 SPINE_ASN = 65100
@@ -109,7 +120,7 @@ def assign_addresses(topo: Topology) -> Addressing:
     """Roles, MACs, loopbacks, link /31s and host subnets of every switch (scheme: module docstring)."""
     names = [n.name for n in topo.switches()]
     port_ip: dict[Endpoint, ipaddress.IPv4Interface] = {}
-    for k, link in enumerate(topo.links):
+    for k, link in enumerate(topo.routed_links()):
         port_ip[link.a], port_ip[link.b] = link_addresses(k)
     subnet: dict[str, ipaddress.IPv4Network] = {}
     gateway: dict[str, ipaddress.IPv4Interface] = {}
@@ -129,16 +140,16 @@ def assign_addresses(topo: Topology) -> Addressing:
 def _adjacency(topo: Topology) -> dict[str, list[tuple[Endpoint, Endpoint]]]:
     """Switch -> its links as (local end, remote end), in file order."""
     adj: dict[str, list[tuple[Endpoint, Endpoint]]] = {n.name: [] for n in topo.switches()}
-    for link in topo.links:
+    for link in topo.routed_links():
         adj[link.a.node].append((link.a, link.b))
         adj[link.b.node].append((link.b, link.a))
     return adj
 
 
-def _hops_to(target: str, adj: Mapping[str, list[tuple[Endpoint, Endpoint]]]) -> dict[str, int]:
-    """Hop count from every switch that can reach ``target`` (breadth-first from the target)."""
-    dist = {target: 0}
-    queue = deque([target])
+def _hops_to(targets: frozenset[str], adj: Mapping[str, list[tuple[Endpoint, Endpoint]]]) -> dict[str, int]:
+    """Hop count from every switch that can reach the nearest of ``targets`` (breadth-first from them)."""
+    dist = dict.fromkeys(targets, 0)
+    queue = deque(sorted(targets))
     while queue:
         here = queue.popleft()
         for _, remote in adj[here]:
@@ -152,14 +163,17 @@ def static_routes(topo: Topology, addressing: Addressing) -> dict[str, dict[str,
     """Node -> STATIC_ROUTE rows (prefix -> {nexthop, ifname}) to every remote host subnet and loopback,
     ECMP over all shortest paths. The one place routes come from: a BGP speaker can replace it."""
     adj = _adjacency(topo)
-    targets: list[tuple[str, str]] = [(node, f"{ip}/32") for node, ip in addressing.loopback.items()]
-    targets += [(leaf, str(net)) for leaf, net in addressing.host_subnet.items()]
+    owners: dict[str, set[str]] = {f"{ip}/32": {node} for node, ip in addressing.loopback.items()}
+    for leaf, net in addressing.host_subnet.items():
+        owners.setdefault(str(net), set()).add(leaf)       # an MC-LAG pair shares its subnet
+    groups: dict[frozenset[str], list[str]] = {}
+    for prefix, nodes in owners.items():
+        groups.setdefault(frozenset(nodes), []).append(prefix)
     routes: dict[str, dict[str, dict[str, str]]] = {name: {} for name in adj}
-    for target in adj:
+    for target, prefixes in groups.items():
         dist = _hops_to(target, adj)
-        prefixes = [prefix for owner, prefix in targets if owner == target]
         for node, hops in dist.items():
-            if node == target:
+            if node in target:
                 continue
             via = [(local, remote) for local, remote in adj[node] if dist.get(remote.node) == hops - 1]
             row = {"nexthop": ",".join(str(addressing.port_ip[remote].ip) for _, remote in via),
@@ -193,7 +207,10 @@ def _node_tables(topo: Topology, node: str, addr: Addressing, routes: Mapping[st
     _add(tables, t.CFG_LOOPBACK_INTERFACE_TABLE_NAME, f"{LOOPBACK}{SEP}{addr.loopback[node]}/32")
     hosts = topo.hosts_on(node)
     if hosts:
-        _host_tables(tables, hosts, addr.gateway[node])
+        _host_tables(tables, hosts, addr.gateway[node], topo.pair_of(node))
+    pair = topo.pair_of(node)
+    if pair is not None:
+        _mclag_tables(tables, pair, node, addr)
     cables = {(link.a if link.a.node == node else link.b).port: link.cable_m for link in topo.links_of(node)}
     cables.update({host.port: host.cable_m for host in hosts})
     if cables:  # what the buffer headroom and the traffic model's cable delay are computed from
@@ -203,14 +220,45 @@ def _node_tables(topo: Topology, node: str, addr: Addressing, routes: Mapping[st
     return tables
 
 
-def _host_tables(tables: Tables, hosts: tuple[Host, ...], gateway: ipaddress.IPv4Interface) -> None:
+def host_lag(j: int) -> str:
+    """The PortChannel of the j-th (0-based) dual-homed host of an MC-LAG pair."""
+    return f"PortChannel{j + 1}"
+
+
+def _lag(tables: Tables, name: str, members: tuple[str, ...]) -> None:
+    _add(tables, t.CFG_LAG_TABLE_NAME, name, {"admin_status": "up", "mtu": PORT_MTU, "min_links": "1",
+                                               "lacp_key": "auto"})
+    for port in members:
+        _add(tables, t.CFG_LAG_MEMBER_TABLE_NAME, f"{name}{SEP}{port}")
+
+
+def _host_tables(tables: Tables, hosts: tuple[Host, ...], gateway: ipaddress.IPv4Interface,
+                 pair: McLag | None) -> None:
     _add(tables, t.CFG_VLAN_TABLE_NAME, HOST_VLAN, {"vlanid": HOST_VLAN_ID})
     _add(tables, t.CFG_VLAN_INTF_TABLE_NAME, HOST_VLAN)
     _add(tables, t.CFG_VLAN_INTF_TABLE_NAME, f"{HOST_VLAN}{SEP}{gateway}")
+    dual = [h for h in hosts if h.peer_node]
     for host in hosts:
         _add(tables, t.CFG_PORT_TABLE_NAME, host.port, {"admin_status": "up", "mtu": PORT_MTU})
-        _add(tables, t.CFG_VLAN_MEMBER_TABLE_NAME, f"{HOST_VLAN}{SEP}{host.port}", {"tagging_mode": "untagged"})
+        member = host.port
+        if host.peer_node and pair is not None:
+            member = host_lag(dual.index(host))
+            _lag(tables, member, (host.port,))
+            _add(tables, t.CFG_MCLAG_INTF_TABLE_NAME, f"{pair.domain}{SEP}{member}", {"if_type": "PortChannel"})
+        _add(tables, t.CFG_VLAN_MEMBER_TABLE_NAME, f"{HOST_VLAN}{SEP}{member}", {"tagging_mode": "untagged"})
         _add(tables, t.CFG_NEIGH_TABLE_NAME, f"{HOST_VLAN}{SEP}{host.ip}", {"neigh": host.mac, "family": "IPv4"})
+
+
+def _mclag_tables(tables: Tables, pair: McLag, node: str, addr: Addressing) -> None:
+    for port in pair.peer_ports:
+        _add(tables, t.CFG_PORT_TABLE_NAME, port, {"admin_status": "up", "mtu": PORT_MTU})
+    _lag(tables, PEER_LINK_LAG, pair.peer_ports)
+    if HOST_VLAN in tables.get(t.CFG_VLAN_TABLE_NAME, {}):
+        _add(tables, t.CFG_VLAN_MEMBER_TABLE_NAME, f"{HOST_VLAN}{SEP}{PEER_LINK_LAG}", {"tagging_mode": "tagged"})
+    _add(tables, t.CFG_MCLAG_TABLE_NAME, str(pair.domain), {
+        "source_ip": str(addr.loopback[node]), "peer_ip": str(addr.loopback[pair.other(node)]),
+        "peer_link": PEER_LINK_LAG, "keepalive_interval": str(pair.keepalive),
+        "session_timeout": str(pair.session_timeout)})
 
 
 def plan(topo: Topology) -> LabPlan:
@@ -219,6 +267,22 @@ def plan(topo: Topology) -> LabPlan:
     routes = static_routes(topo, addr)
     configs = {n.name: _node_tables(topo, n.name, addr, routes[n.name]) for n in topo.switches()}
     return LabPlan(configs, dict(addr.router_mac), addr, routes)
+
+
+MGMT_NET = "127.77"   # a lab switch's management address: 127.77.<lab>.<switch index + 1> on the loopback
+
+
+def management_address(topo: Topology, node: str) -> str:
+    """Where the switch's iccpd listens and is reached (the lab's management network: the host's loopback,
+    one address per switch, a /24 per lab name so that two labs do not collide)."""
+    lab = zlib.crc32(topo.name.encode()) % 254 + 1
+    return f"{MGMT_NET}.{lab}.{topo.index(node) + 1}"
+
+
+def iccp_hosts(topo: Topology, addr: Addressing) -> dict[str, str]:
+    """MCLAG_DOMAIN address (the switch's loopback) -> management address, for every MC-LAG switch:
+    what iccpd reads from ``NOS_ICCP_HOSTS``."""
+    return {str(addr.loopback[n]): management_address(topo, n) for pair in topo.mclag for n in pair.peers}
 
 
 def merge_config(base: Config, *overlays: Mapping[str, Mapping[str, Row]]) -> Config:

@@ -22,8 +22,19 @@ from collections.abc import Iterator, Mapping
 from functools import cache
 from types import MappingProxyType
 
-from nos.lab.model import DEFAULT_CABLE_M, HOST_MAC_BASE, Endpoint, Host, Link, Node, Topology, mac_text, router_mac
-from nos.lab.parse import HostGroupSpec, HostSpec, LinkSpec, NodeSpec, Problems, Specs
+from nos.lab.model import (
+    DEFAULT_CABLE_M,
+    HOST_MAC_BASE,
+    Endpoint,
+    Host,
+    Link,
+    McLag,
+    Node,
+    Topology,
+    mac_text,
+    router_mac,
+)
+from nos.lab.parse import HostGroupSpec, HostSpec, LinkSpec, McLagSpec, NodeSpec, Problems, Specs
 from nos.platform.sku import UnknownSku, load_sku
 from nos.traffic.hosts import resolve_ports
 from nos.traffic.units import format_rate
@@ -65,9 +76,54 @@ class Resolver:
             self._group(group)
         switches = tuple(Node(n.name, n.kind, n.sku, n.role, n.startup_config, n.roce)
                          for n in self.nodes.values() if n.is_switch)
+        pairs = tuple(p for spec in self.specs.mclag if (p := self._pair(spec)) is not None)
+        self._check_pairs(pairs)
         hosts = resolve_addresses(switches, self.hosts, self.problems)
         self._distinct_names()
-        return Topology(self.specs.name, switches, tuple(self.links), hosts)
+        return Topology(self.specs.name, switches, tuple(self.links), hosts, pairs)
+
+    def _pair(self, spec: McLagSpec) -> McLag | None:
+        """An MC-LAG pair: two switches, its peer link the links between them (all, or those named)."""
+        for i, name in enumerate(spec.peers):
+            node = self.nodes.get(name)
+            if node is None or not node.is_switch:
+                self.problems.add(f"{spec.where}.peers[{i}]", f"{name}: no such switch")
+                return None
+        a, b = spec.peers
+        between = [link for link in self.links if {link.a.node, link.b.node} == {a, b}]
+        ports = [link.a.port if link.a.node == a else link.b.port for link in between]
+        if any(link.a.port != link.b.port for link in between):
+            self.problems.add(spec.where, f"the links between {a} and {b} must use the same port on both "
+                                          "(the peer link is one PortChannel of the same members on each)")
+        chosen = ports if spec.peer_link is None else spec.peer_link
+        for port in chosen:
+            if port not in ports:
+                self.problems.add(f"{spec.where}.peer_link", f"{port}: no link between {a} and {b} on that port")
+        if not chosen:
+            self.problems.add(spec.where, f"{a} and {b} need a link between them for the peer link")
+            return None
+        return McLag(spec.domain, (a, b), tuple(chosen), spec.keepalive, spec.session_timeout)
+
+    def _check_pairs(self, pairs: tuple[McLag, ...]) -> None:
+        seen: dict[str, int] = {}
+        for pair in pairs:
+            for name in pair.peers:
+                if name in seen:
+                    self.problems.add("topology.mclag", f"{name} is in two MC-LAG pairs (domains {seen[name]} and "
+                                                        f"{pair.domain})")
+                seen[name] = pair.domain
+        by_nodes = {frozenset(p.peers) for p in pairs}
+        for host in self.hosts:
+            if host.peer and frozenset((host.node, host.peer)) not in by_nodes:
+                self.problems.add(host.where, f"host {host.name}: {host.node} and {host.peer} are not an MC-LAG "
+                                              "pair (topology.mclag)")
+        for pair in pairs:
+            dual = any(h.peer and h.node in pair.peers for h in self.hosts)
+            single = [h for h in self.hosts if h.node in pair.peers and not h.peer]
+            if dual and single:
+                self.problems.add(single[0].where, f"host {single[0].name}: the hosts of MC-LAG pair "
+                                                   f"{'/'.join(pair.peers)} are dual-homed, all of them "
+                                                   "(the pair shares one subnet)")
 
     def _nodes(self) -> None:
         for node in self.specs.nodes:
@@ -145,7 +201,12 @@ class Resolver:
         if not node.is_switch:
             self.problems.add(f"{group.where}.node", f"{group.node} is a {node.kind} node, not a switch")
             return
-        if group.node not in self.ports:
+        if group.peer:
+            other = self.nodes.get(group.peer)
+            if other is None or not other.is_switch:
+                self.problems.add(f"{group.where}.node", f"{group.peer}: no such switch")
+                return
+        if group.node not in self.ports or (group.peer and group.peer not in self.ports):
             return
         ports, found = resolve_ports(group.ports, list(self.ports[group.node]), f"{group.where}.ports")
         for problem in found:
@@ -156,8 +217,11 @@ class Resolver:
             mac, ip = _counted(values["mac"], values["ip"], i)
             if mac is None and values["mac"] is not None or ip is None and values["ip"] is not None:
                 self.problems.add(f"{group.where}.ports", f"host {name}: its MAC or IP counts past the address space")
-            self._add_host(HostSpec(name, group.node, port, f"{group.where}.ports", values["speed"], mac, ip,
-                                    values["gateway"], values["cable"] or DEFAULT_CABLE_M))
+            host = HostSpec(name, group.node, port, f"{group.where}.ports", values["speed"], mac, ip,
+                            values["gateway"], values["cable"] or DEFAULT_CABLE_M, group.peer)
+            self._add_host(host)
+            if group.peer:
+                self._port(Endpoint(group.peer, port), host.where, f"host {name}")
 
     def _distinct_names(self) -> None:
         seen = {name: f"node {name}" for name in self.nodes}
@@ -257,7 +321,7 @@ def resolve_addresses(switches: tuple[Node, ...], hosts: list[HostSpec], problem
             auto_mac += 1
             mac = mac_text(auto_mac)
         out.append((host, Host(host.name, host.node, host.port, host.speed_bps or _port_speed(host, switches),
-                               mac, str(ip), net.prefixlen, str(gateway), host.cable_m)))
+                               mac, str(ip), net.prefixlen, str(gateway), host.cable_m, host.peer)))
     _distinct_addresses(out, switches, subnets, problems)
     return tuple(h for _, h in out)
 

@@ -55,6 +55,11 @@ class LabDir:
     def log_file(self) -> Path:
         return self.path / "logs" / "lab.log"
 
+    @property
+    def iccp_hosts_file(self) -> Path:
+        """MC-LAG switches' addresses -> their management addresses (iccpd's NOS_ICCP_HOSTS)."""
+        return self.path / "iccp_hosts.json"
+
     def run_dir(self, node: str) -> RunDir:
         return RunDir(self.path / "nodes" / node)
 

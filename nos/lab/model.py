@@ -2,7 +2,10 @@
 
 ``Topology.nodes`` holds the switches only: a containerlab ``kind: linux`` node and its link become a
 ``Host`` row (as do the compact ``hosts:`` entries), and ``Topology.links`` holds switch-to-switch links
-only. ``peer`` therefore answers for switch links; ``hosts_on`` gives the hosts on a switch.
+only. ``peer`` therefore answers for switch links; ``hosts_on`` gives the hosts on a switch (a
+dual-homed host is on both switches of its MC-LAG pair, on the same port name: ``Host.peer_node``).
+``Topology.mclag`` holds the MC-LAG pairs: their peer-link ports are switch links that carry the pair's
+VLAN (a PortChannel), not routed /31s.
 """
 
 from __future__ import annotations
@@ -83,6 +86,27 @@ class Host:
     prefix_len: int
     gateway: str
     cable_m: float = DEFAULT_CABLE_M
+    peer_node: str = ""          # dual-homed: the other switch of the MC-LAG pair, same port name
+
+    def attachments(self) -> tuple[Endpoint, ...]:
+        """The switch ports the host is cabled to (two for a dual-homed host)."""
+        ends = (Endpoint(self.node, self.port),)
+        return ends + ((Endpoint(self.peer_node, self.port),) if self.peer_node else ())
+
+
+@dataclass(frozen=True)
+class McLag:
+    """An MC-LAG pair: its domain, the two switches, the ports of their peer link (the same names on
+    both), and the session timers (keepalive and session timeout, seconds)."""
+
+    domain: int
+    peers: tuple[str, str]
+    peer_ports: tuple[str, ...]
+    keepalive: int = 1
+    session_timeout: int = 3
+
+    def other(self, node: str) -> str:
+        return self.peers[1] if node == self.peers[0] else self.peers[0]
 
 
 @dataclass(frozen=True)
@@ -93,6 +117,7 @@ class Topology:
     nodes: tuple[Node, ...]
     links: tuple[Link, ...]
     hosts: tuple[Host, ...]
+    mclag: tuple[McLag, ...] = ()
 
     def node(self, name: str) -> Node:
         """The switch called ``name``; KeyError naming it if there is none."""
@@ -120,8 +145,22 @@ class Topology:
         return None
 
     def hosts_on(self, node: str) -> tuple[Host, ...]:
-        """The hosts attached to switch ``node``, in file order."""
-        return tuple(h for h in self.hosts if h.node == node)
+        """The hosts attached to switch ``node`` (dual-homed ones included), in file order."""
+        return tuple(h for h in self.hosts if node in (h.node, h.peer_node))
+
+    def pair_of(self, node: str) -> McLag | None:
+        """The MC-LAG pair ``node`` belongs to, if any."""
+        return next((m for m in self.mclag if node in m.peers), None)
+
+    def is_peer_link(self, link: Link) -> bool:
+        """A link of an MC-LAG pair's peer link (between the two peers, on one of its ports)."""
+        pair = self.pair_of(link.a.node)
+        return (pair is not None and {link.a.node, link.b.node} == set(pair.peers)
+                and link.a.port in pair.peer_ports)
+
+    def routed_links(self) -> tuple[Link, ...]:
+        """The switch links that are routed /31s (all but peer links)."""
+        return tuple(link for link in self.links if not self.is_peer_link(link))
 
     def links_of(self, node: str) -> tuple[Link, ...]:
         """The links with an end on switch ``node``."""

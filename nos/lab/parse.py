@@ -22,7 +22,8 @@ from nos.traffic.scenario import check_port_item, split_list
 from nos.traffic.units import parse_length, parse_rate
 
 TOP_KEYS = frozenset({"name", "topology"})
-TOPOLOGY_KEYS = frozenset({"defaults", "nodes", "links", "hosts"})
+TOPOLOGY_KEYS = frozenset({"defaults", "nodes", "links", "hosts", "mclag"})
+MCLAG_KEYS = frozenset({"domain", "peers", "peer_link", "keepalive", "session_timeout"})
 DEFAULT_KEYS = frozenset({"kind", "sku", "roce"})
 SWITCH_NODE_KEYS = frozenset({"kind", "sku", "role", "startup-config", "roce"})
 HOST_NODE_KEYS = frozenset({"kind", "speed", "mac", "ip", "gateway"})
@@ -86,17 +87,32 @@ class HostSpec:
     ip: ipaddress.IPv4Interface | None = None
     gateway: ipaddress.IPv4Address | None = None
     cable_m: float = DEFAULT_CABLE_M
+    peer: str = ""               # dual-homed: the second switch (the same port)
 
 
 @dataclass
 class HostGroupSpec:
-    """A compact ``topology.hosts`` entry: names (a pattern or a list) on a list of ports or ranges."""
+    """A compact ``topology.hosts`` entry: names (a pattern or a list) on a list of ports or ranges;
+    ``node: [a, b]`` makes them dual-homed to an MC-LAG pair (``peer`` = b)."""
 
     names: str | list[str]
     node: str
     ports: list[str]
     where: str
     values: dict[str, Any] = field(default_factory=dict)
+    peer: str = ""
+
+
+@dataclass
+class McLagSpec:
+    """A ``topology.mclag`` entry as written (checked against the nodes and links in ``checks``)."""
+
+    domain: int
+    peers: list[str]
+    peer_link: list[str] | None        # None: every link between the two peers
+    keepalive: int
+    session_timeout: int
+    where: str
 
 
 @dataclass
@@ -105,6 +121,7 @@ class Specs:
     nodes: list[NodeSpec] = field(default_factory=list)
     links: list[LinkSpec] = field(default_factory=list)
     groups: list[HostGroupSpec] = field(default_factory=list)
+    mclag: list[McLagSpec] = field(default_factory=list)
 
 
 class _Loader(yaml.SafeLoader):
@@ -290,7 +307,15 @@ def _host_group(index: int, raw: object, problems: Problems) -> HostGroupSpec | 
         return None
     _keys(data, HOST_KEYS, where, problems)
     names = _names(data.get("name"), f"{where}.name", problems)
-    node = _text(data.get("node"), f"{where}.node", problems)
+    peer = ""
+    raw_node = data.get("node")
+    if isinstance(raw_node, list):
+        if len(raw_node) != 2 or not all(isinstance(n, str) and n for n in raw_node) or raw_node[0] == raw_node[1]:
+            problems.add(f"{where}.node", f"a dual-homed host is on two switches [a, b], got {raw_node!r}")
+            raw_node = None
+        else:
+            raw_node, peer = raw_node
+    node = _text(raw_node, f"{where}.node", problems)
     ports: list[str] = []
     items = split_list(data.get("ports"))
     for item in items if isinstance(items, list) else []:
@@ -304,7 +329,36 @@ def _host_group(index: int, raw: object, problems: Problems) -> HostGroupSpec | 
     values = {k: parse_value(k, data.get(k), where, problems) for k in ("speed", "mac", "ip", "gateway", "cable")}
     if names is None or node is None:
         return None
-    return HostGroupSpec(names, node, ports, where, values)
+    return HostGroupSpec(names, node, ports, where, values, peer)
+
+
+def _int(value: object, default: int, lo: int, hi: int, where: str, problems: Problems) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        problems.add(where, f"{value!r} is not an integer in {lo}..{hi}")
+        return default
+    return value
+
+
+def _mclag(index: int, raw: object, problems: Problems) -> McLagSpec | None:
+    where = f"topology.mclag[{index}]"
+    data = _mapping(raw, where, problems)
+    if data is None:
+        return None
+    _keys(data, MCLAG_KEYS, where, problems)
+    peers = _list(data.get("peers"), f"{where}.peers", problems)
+    if len(peers) != 2 or not all(isinstance(p, str) and p for p in peers) or peers[0] == peers[1]:
+        problems.add(f"{where}.peers", f"an MC-LAG pair is two switches [a, b], got {data.get('peers')!r}")
+        return None
+    link = None if data.get("peer_link") is None else [str(p) for p in _list(data.get("peer_link"),
+                                                                               f"{where}.peer_link", problems)]
+    keepalive = _int(data.get("keepalive"), 1, 1, 60, f"{where}.keepalive", problems)
+    timeout = _int(data.get("session_timeout"), 3, 3, 3600, f"{where}.session_timeout", problems)
+    if timeout < 3 * keepalive:
+        problems.add(f"{where}.session_timeout", f"{timeout} must be >= 3 x keepalive ({keepalive} s)")
+    return McLagSpec(_int(data.get("domain"), 1, 1, 4095, f"{where}.domain", problems), list(peers), link,
+                     keepalive, timeout, where)
 
 
 def parse_specs(data: Mapping[str, Any], base_dir: Path, problems: Problems) -> Specs:
@@ -325,6 +379,8 @@ def parse_specs(data: Mapping[str, Any], base_dir: Path, problems: Problems) -> 
     specs.links = [s for i, body in enumerate(links) if (s := _link(i, body, problems))]
     groups = _list(raw.get("hosts"), "topology.hosts", problems)
     specs.groups = [g for i, body in enumerate(groups) if (g := _host_group(i, body, problems))]
+    pairs = _list(raw.get("mclag"), "topology.mclag", problems)
+    specs.mclag = [m for i, body in enumerate(pairs) if (m := _mclag(i, body, problems))]
     if not any(n.is_switch for n in specs.nodes):
         problems.add("topology.nodes", "a lab needs at least one switch node")
     return specs

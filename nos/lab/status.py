@@ -2,7 +2,8 @@
 
 A lab is ``ready`` when its supervisor runs, said ``ready``, and every switch's own status is ready;
 each link shows the carrier both ends were told and their ports' oper status (STATE_DB
-``NOS_LINK_TABLE`` and APPL_DB ``PORT_TABLE``).
+``NOS_LINK_TABLE`` and APPL_DB ``PORT_TABLE``); a switch of an MC-LAG pair shows its session (STATE_DB
+``MCLAG_TABLE``: ``up active``, ``down standby``, ...).
 """
 
 from __future__ import annotations
@@ -32,6 +33,21 @@ def _port_view(dbs: Databases, port: str) -> dict[str, str]:
     return {"carrier": link.get("carrier", "?"), "oper": row.get("oper_status", "?")}
 
 
+def _mclag(endpoints: dict[str, Any]) -> str:
+    """``<oper_status> <role>`` of the switch's MC-LAG session, "" when it has none (or cannot be read)."""
+    url = endpoints.get("redis")
+    if not url:
+        return ""
+    dbs = Databases(url)
+    try:
+        rows = Table(dbs["STATE_DB"], "MCLAG_TABLE").get_all()
+    except (DbError, RedisError, OSError):
+        return ""
+    finally:
+        dbs.close()
+    return " ".join(f"{r.get('oper_status', '?')} {r.get('role', '?')}" for _, r in sorted(rows.items()))
+
+
 def _ends(nodes: dict[str, dict[str, Any]], end: Endpoint) -> dict[str, str]:
     url = nodes.get(end.node, {}).get("endpoints", {}).get("redis")
     if not url:
@@ -57,7 +73,7 @@ def lab_status(lab: LabDir) -> dict[str, Any]:
         own = statuses[name]
         endpoints = (own.get("endpoints") or info.get("endpoints") or {}) if own["state"] != "down" else {}
         rows.append({"node": name, "role": info.get("role", ""), "state": own["state"], "ready": own["ready"],
-                     "restarts": info.get("restarts", 0),
+                     "restarts": info.get("restarts", 0), "mclag": _mclag(endpoints),
                      "run_dir": info["run_dir"], **{k: endpoints.get(k, "") for k in ENDPOINT_NAMES}})
     lab_state = state.get("state", "down") if pid is not None else ("failed" if state.get("state") == "failed"
                                                                       else "down")

@@ -32,7 +32,7 @@ from redis import RedisError
 from nos.db.connector import Databases
 from nos.db.errors import DbError
 from nos.db.table import Table
-from nos.lab.addressing import plan, role_of, startup_configs
+from nos.lab.addressing import iccp_hosts, plan, role_of, startup_configs
 from nos.lab.labdir import LabDir
 from nos.lab.links import LINK_TABLE, PortLink, cabled_ports, carriers
 from nos.lab.model import Endpoint, Topology
@@ -54,6 +54,7 @@ STOP_TIMEOUT_S = 30.0
 STABLE_S = 60.0        # a switch up this long that dies is restarted after 1 s again
 MAX_BACKOFF_S = 30.0
 DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
+ICCP_HOSTS_ENV = "NOS_ICCP_HOSTS"  # read by iccpd (its package docstring)
 PORT_TABLE = APP_PORT_TABLE_NAME
 
 
@@ -89,6 +90,12 @@ class LabSupervisor:
         self.state.update(changes)
         self.lab.write_state(self.state)
 
+    def _env(self) -> dict[str, str]:
+        env = {**os.environ, DETACHED_ENV: "1"}
+        if self.topo.mclag:
+            env[ICCP_HOSTS_ENV] = str(self.lab.iccp_hosts_file)
+        return env
+
     def boot(self) -> None:
         started = time.monotonic()
         switches = [n.name for n in self.topo.switches()]
@@ -96,10 +103,13 @@ class LabSupervisor:
                     started_at=time.time(), nodes={name: {"role": role_of(self.topo, name),
                                                            "run_dir": str(self.lab.run_dir(name).path)}
                                                     for name in switches})
-        for name, config in startup_configs(self.topo, plan(self.topo)).items():
+        lab_plan = plan(self.topo)
+        for name, config in startup_configs(self.topo, lab_plan).items():
             write_json_atomic(self.lab.config_file(name), config)
         self.lab.log_file.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, DETACHED_ENV: "1"}
+        if self.topo.mclag:   # where each MC-LAG switch's iccpd listens (nos.lab.addressing.iccp_hosts)
+            write_json_atomic(self.lab.iccp_hosts_file, iccp_hosts(self.topo, lab_plan.addressing))
+        env = self._env()
         for name in switches:
             run = self.lab.run_dir(name)
             run.path.mkdir(parents=True, exist_ok=True)
@@ -232,7 +242,7 @@ class LabSupervisor:
             self.restarts[name] = self.restarts.get(name, 0) + 1
             log.info("lab.switch_restart node=%s restart=%d", name, self.restarts[name])
             self.lab.run_dir(name).boot_file.unlink(missing_ok=True)
-            self.children[name] = procs.spawn(switch_argv(self.lab, name), env={**os.environ, DETACHED_ENV: "1"},
+            self.children[name] = procs.spawn(switch_argv(self.lab, name), env=self._env(),
                                               log_path=self.lab.path / "logs" / f"{name}.log")
         elif child.poll() is None and name not in self.dbs:  # restarted: ready yet?
             boot = self.lab.run_dir(name).boot_state() or {}

@@ -26,7 +26,7 @@ SECOND_LOOK_S = 0.3
 ASIC_CHECKS = frozenset({"routes", "asic ports"})
 # child name -> module, when boot.json does not say (as nos.runtime.switch starts them)
 MODULES = {"syncd": "syncd_sim", "orchagent": "orchagent", "cfgmgrd": "nos.cfgmgr", "rest": "nos.api.rest",
-           "gnmi": "nos.api.gnmi", "redis_guard": "nos.runtime.redis_guard"}
+           "gnmi": "nos.api.gnmi", "redis_guard": "nos.runtime.redis_guard", "iccpd": "iccpd"}
 HEARTBEAT_DAEMONS = ("syncd", "orchagent", "cfgmgrd")
 REDIS_ROW = "redis"
 

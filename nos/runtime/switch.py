@@ -66,6 +66,7 @@ API_CHECKS = frozenset({"redis tcp", "rest", "gnmi"})  # once they answer during
 # (name, module) of the daemons, in start order (each is also runnable alone: python -m <module>)
 DAEMONS = (("syncd", "syncd_sim"), ("orchagent", "orchagent"), ("cfgmgrd", "nos.cfgmgr"))
 GUARD = ("redis_guard", "nos.runtime.redis_guard")
+ICCPD = ("iccpd", "iccpd")
 API_SERVERS = ("rest", "gnmi")  # children without a STATE_DB heartbeat; readiness asks them directly
 NO_HEARTBEAT = (GUARD[0], *API_SERVERS)
 REDIS_ROW = "redis"  # NOS_DAEMON_TABLE row of Redis itself (written by the supervisor)
@@ -208,9 +209,9 @@ class Supervisor:
     def _start_daemons(self) -> None:
         url = self.endpoints["redis"]
         py = sys.executable
-        self._step("daemons", "starting syncd, orchagent, cfgmgrd, rest, gnmi")
+        self._step("daemons", f"starting {', '.join(name for name, _ in self._control_daemons())}, rest, gnmi")
         self.daemons = [Daemon(name, [py, "-m", module, "--redis", url], self.run.log_file(name))
-                        for name, module in DAEMONS]
+                        for name, module in self._control_daemons()]
         if "redis_tcp" in self.endpoints:
             guard, password = self._sockets[-1], self.run.redis_password_file
             assert self.keeper is not None and self.keeper.server is not None
@@ -236,6 +237,12 @@ class Supervisor:
             self.run.log_file("gnmi")))
         for daemon in self.daemons:
             daemon.start()
+
+    def _control_daemons(self) -> tuple[tuple[str, str], ...]:
+        """syncd, orchagent, cfgmgrd; and iccpd when the startup config has an MCLAG domain (SONiC starts it
+        on demand too; a domain added later needs a restart of the switch, as enabling the feature does)."""
+        assert self.startup is not None
+        return DAEMONS + ((ICCPD,) if self.startup.config.get("MCLAG_DOMAIN") else ())
 
     @property
     def heartbeat_daemons(self) -> list[str]:

@@ -20,7 +20,7 @@ BEGIN, END = "<!-- tables:begin -->", "<!-- tables:end -->"
 
 
 EXTRA = ("orchagent.main", "orchagent.sairedis", "syncd_sim.syncd", "syncd_sim.counters", "syncd_sim.pfcwd",
-         "syncd_sim.fastpath_shell", "nos.lab.supervisor")
+         "syncd_sim.fastpath_shell", "nos.lab.supervisor", "iccpd.daemon")
 
 
 def modules() -> list[str]:
