@@ -1,4 +1,4 @@
-"""Package boundaries (STYLE.md 1): nos and fastpath import neither daemon package; orchagent and syncd_sim never
+"""Package boundaries (STYLE.md 1): nos and fastpath import no daemon package; orchagent, syncd_sim and iccpd never
 import each other. They meet only in the databases, through nos.sai and nos.schema."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = {
-    "nos": {"orchagent", "syncd_sim"},
-    "orchagent": {"syncd_sim"},
-    "syncd_sim": {"orchagent"},
-    "fastpath": {"orchagent", "syncd_sim"},
+    "nos": {"orchagent", "syncd_sim", "iccpd"},
+    "orchagent": {"syncd_sim", "iccpd"},
+    "syncd_sim": {"orchagent", "iccpd"},
+    "iccpd": {"orchagent", "syncd_sim", "fastpath"},
+    "fastpath": {"orchagent", "syncd_sim", "iccpd"},
 }
 
 
