@@ -3,7 +3,9 @@ APPL_DB and STATE_DB should hold (mclaglink.cpp). The daemon writes the differen
 
 APPL_DB:
 * ``MCLAG_FDB_TABLE:Vlan<id>:<MAC>`` {port, type}: every MAC the peer learnt, on the MCLAG interface
-  of the same name when it is up here, else on the peer link (the peer reaches the host); and every MAC
+  of the same name when it is up here (type ``dynamic_local``: the host is behind our own member, so
+  FdbOrch keeps it as a local dynamic MAC rather than a static peer one; a MAC learnt here already is
+  not written at all), else on the peer link (the peer reaches the host; the peer's type); and every MAC
   learnt here on an MCLAG interface that is down here but up on the peer, moved to the peer link. A
   MAC learnt here on a port that is up stays local (FdbOrch would keep it anyway).
 * ``ISOLATION_GROUP_TABLE:MCLAG_ISO_GRP`` {DESCRIPTION, TYPE bridge-port, PORTS peer link, MEMBERS}:
@@ -57,6 +59,8 @@ def peer_fdb(session: Session, seen: Seen) -> dict[str, dict[str, str]]:
         if local is not None and is_up(seen.oper, local[0]):
             continue
         here = port in d.interfaces and is_up(seen.oper, port)
+        if here and type_ == "dynamic":    # the host is behind our own member too: a local dynamic MAC
+            type_ = "dynamic_local"
         out[f"{vlan}:{mac}"] = {"port": port if here else d.peer_link, "type": type_}
     for (vlan, mac), (port, _) in seen.local_macs.items():
         if port in d.interfaces and not is_up(seen.oper, port) and session.remote_interfaces.get(port) == UP:

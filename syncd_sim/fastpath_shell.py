@@ -256,6 +256,7 @@ class FastPathShell:
                 imported = requests.parse_import(row)
                 self._apply(imported.updates)
                 self._report_storms(imported.watchdog)
+                self.apply_learned(_learnt(imported.learned))
                 self.jobs.set(job_id, {"state": "done", "progress": "1", "applied": str(len(imported.updates))})
             else:
                 raise requests.JobError(f"NOS_TRAFFIC_JOB|{job_id}: kind {kind!r} is not run, export or import")

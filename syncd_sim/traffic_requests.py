@@ -24,10 +24,12 @@ class JobError(Exception):
 
 @dataclass(frozen=True)
 class Imported:
-    """An import job's counter updates ``[oid, stat, value, mode]`` and watchdog events ``[queue, event]``."""
+    """An import job's counter updates ``[oid, stat, value, mode]``, watchdog events ``[queue, event]`` and
+    MACs the run's frames taught the bridge ``[bvid, mac, bridge port]`` (a lab run's, for each switch)."""
 
     updates: list[list[Any]]
     watchdog: list[list[str]]
+    learned: list[list[str]]
 
 
 def parse_import(row: Mapping[str, str]) -> Imported:
@@ -43,7 +45,11 @@ def parse_import(row: Mapping[str, str]) -> Imported:
     for i, item in enumerate(watchdog):
         if not (isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)):
             raise JobError(f"watchdog[{i}]: {str(item)[:80]} is not [queue oid, event]")
-    return Imported(updates, watchdog)
+    learned = _json_list(row, "learned")
+    for i, item in enumerate(learned):
+        if not (isinstance(item, list) and len(item) == 3 and all(isinstance(x, str) and x for x in item)):
+            raise JobError(f"learned[{i}]: {str(item)[:80]} is not [bvid, mac, bridge port]")
+    return Imported(updates, watchdog, learned)
 
 
 def _json_list(row: Mapping[str, str], name: str) -> list[Any]:

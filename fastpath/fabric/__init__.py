@@ -53,9 +53,9 @@ def _check_flows(fabric: Fabric, flows: FabricFlows) -> None:
 def model_inputs(fabric: Fabric, wiring: Wiring, flows: FabricFlows, hops: Hops,
                  merged: Tables) -> tuple[Nics, Flows, Links]:
     """The model's NICs, flows (with global hops) and links."""
-    hosts = fabric.hosts
-    nics = Nics.of(wiring.host_port, speed_bps=[h.speed_bps for h in hosts], cable_m=[h.cable_m for h in hosts],
-                   honours_pause=[h.honours_pause for h in hosts])
+    owners = [fabric.hosts[int(h)] for h in wiring.nic_host]     # a NIC link per host, then bonds' others
+    nics = Nics.of(wiring.nic_port, speed_bps=[h.speed_bps for h in owners], cable_m=[h.cable_m for h in owners],
+                   honours_pause=[h.honours_pause for h in owners])
     glob_in = wiring.offset[hops.switch] + hops.in_port
     glob_out = np.where(hops.out_port >= 0, wiring.offset[hops.switch] + hops.out_port, -1)
     ok = hops.delivered
@@ -69,7 +69,11 @@ def model_inputs(fabric: Fabric, wiring: Wiring, flows: FabricFlows, hops: Hops,
     first = ptr[:-1]
     fh = FlowHops(ptr=ptr, in_port=glob_in.astype(np.int32), out_port=out.astype(np.int32),
                   queue=hops.queue, pg=hops.pg)
-    model_flows = Flows(src=flows.src, dst=flows.dst, in_port=glob_in[first].astype(np.int32),
+    last_out = out[ptr[1:] - 1]
+    src_nic = wiring.nic_at[glob_in[first]]                      # the link the flow left by
+    dst_nic = np.where(last_out >= 0, wiring.nic_at[np.maximum(last_out, 0)], flows.dst)
+    model_flows = Flows(src=src_nic.astype(np.int32), dst=np.where(dst_nic >= 0, dst_nic, flows.dst).astype(np.int32),
+                        in_port=glob_in[first].astype(np.int32),
                         out_port=out[ptr[1:] - 1].astype(np.int32), tc=hops.tc[first], queue=hops.queue[first],
                         pg=hops.pg[first], size=flows.size, start_s=flows.start_s, dep_ptr=flows.dep_ptr,
                         dep_idx=flows.dep_idx, gap_s=flows.gap_s, dcqcn=flows.dcqcn, ecn_capable=flows.ecn_capable,

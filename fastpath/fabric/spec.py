@@ -32,7 +32,9 @@ class Link:
 @dataclass(frozen=True)
 class Host:
     """A host NIC cabled to ``port`` of ``switch``; ``mac`` 48-bit integer, ``ip`` IPv4 as an integer,
-    ``vlan`` the 802.1Q tag it sends with (0: untagged)."""
+    ``vlan`` the 802.1Q tag it sends with (0: untagged). ``also``: more ports its NIC bond is cabled to
+    (a LAG partner dual-homed to an MC-LAG pair): each (switch, port) a link of the same speed; a flow
+    leaves by one of them, chosen by hashing its addresses and UDP source port, as a bond does."""
 
     name: str
     switch: str
@@ -43,6 +45,10 @@ class Host:
     cable_m: float = DEFAULT_CABLE_M
     honours_pause: bool = True
     vlan: int = 0
+    also: tuple[tuple[str, str], ...] = ()
+
+    def attachments(self) -> tuple[tuple[str, str], ...]:
+        return ((self.switch, self.port), *self.also)
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,17 @@ class Wiring:
     peer: I32            # [P] port at the other end of a cable (-1: none)
     cable_m: F64         # [P] cable length of the link or the host on the port
     host_at: I32         # [P] host on the port (-1: none)
-    host_port: I32       # [n_hosts] global port of each host
+    host_port: I32       # [n_hosts] global port of each host (its first attachment)
+    nic_port: I32        # [n_nics] global port of each NIC link: one per host (host order), then the
+    #                      ``also`` attachments of the bonded hosts, host by host
+    nic_at: I32          # [P] NIC link on the port (-1: none)
+    host_nic_ptr: I64    # [n_hosts + 1] CSR: host h's NIC links are host_nic_idx[ptr[h]:ptr[h + 1]]
+    host_nic_idx: I32
+
+    @property
+    def nic_host(self) -> I32:
+        """[n_nics] the host of each NIC link."""
+        return self.host_at[self.nic_port]
 
 
 def _port_index(fabric: Fabric) -> dict[tuple[str, str], int]:
@@ -110,7 +126,8 @@ def validate(fabric: Fabric) -> list[str]:
         _check_end(link.a, what, switches, ports, used, problems)
         _check_end(link.b, what, switches, ports, used, problems)
     for host in fabric.hosts:
-        _check_end((host.switch, host.port), f"host {host.name!r}", switches, ports, used, problems)
+        for end in host.attachments():
+            _check_end(end, f"host {host.name!r}", switches, ports, used, problems)
         if not host.speed_bps > 0:
             problems.append(f"host {host.name!r}: speed {host.speed_bps} is not a speed")
     return problems
@@ -131,9 +148,19 @@ def wire(fabric: Fabric) -> Wiring:
         a, b = ports[link.a], ports[link.b]
         peer[a], peer[b] = b, a
         cable[a] = cable[b] = link.cable_m
+    hosts = fabric.hosts
+    host_port = np.asarray([ports[(h.switch, h.port)] for h in hosts], dtype=np.int32)
+    extra = [(i, ports[end]) for i, h in enumerate(hosts) for end in h.also]
+    nic_port = np.concatenate([host_port, np.asarray([p for _, p in extra], dtype=np.int32)]).astype(np.int32)
+    nic_host = np.concatenate([np.arange(len(hosts)), [i for i, _ in extra]]).astype(np.int32)
     host_at = np.full(n, -1, dtype=np.int32)
-    host_port = np.asarray([ports[(h.switch, h.port)] for h in fabric.hosts], dtype=np.int32)
-    host_at[host_port] = np.arange(len(fabric.hosts), dtype=np.int32)
-    cable[host_port] = [h.cable_m for h in fabric.hosts]
+    host_at[nic_port] = nic_host
+    nic_at = np.full(n, -1, dtype=np.int32)
+    nic_at[nic_port] = np.arange(len(nic_port), dtype=np.int32)
+    cable[nic_port] = [hosts[int(h)].cable_m for h in nic_host]
+    order = np.argsort(nic_host, kind="stable")
+    ptr = np.zeros(len(hosts) + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(np.bincount(nic_host, minlength=len(hosts)))
     return Wiring(offset=offset, switch_of=np.repeat(np.arange(len(sizes), dtype=np.int32), sizes), peer=peer,
-                  cable_m=cable, host_at=host_at, host_port=host_port)
+                  cable_m=cable, host_at=host_at, host_port=host_port, nic_port=nic_port, nic_at=nic_at,
+                  host_nic_ptr=ptr, host_nic_idx=order.astype(np.int32))

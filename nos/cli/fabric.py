@@ -99,7 +99,9 @@ def _run(fabric: Any, lab_scenario: Any) -> tuple[Any, dict[str, Any]]:
               show_default=True, help="Seconds each switch may take to give its tables or take its counters.")
 @json_option
 def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, as_json: bool) -> None:
-    """Run SCENARIO across every switch of the lab (hosts anywhere in it)."""
+    """Run SCENARIO across every switch of the lab (hosts anywhere in it). Each switch then gets its
+    counters, and the MACs its hosts' frames taught it (in its FDB, as a run on it alone would leave)."""
+    from fastpath.fabric.route import learnt_macs
     from nos.cli.lab import lab_dir_of
     from nos.lab.exchange import LabExchangeError, export_all, import_all
     from nos.lab.fabric_run import lab_fabric, updates_by_switch
@@ -122,7 +124,8 @@ def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, as_js
         fail(f"lab {here.name}: {exc}")
     res, doc = _run(lab_fabric(topo, {n: e.tables for n, e in exported.items()}, lab_scenario), lab_scenario)
     try:
-        applied = import_all(state["nodes"], updates_by_switch(res), timeout_s=timeout_s)
+        applied = import_all(state["nodes"], updates_by_switch(res), learned=learnt_macs(res.fabric, res.wiring),
+                             timeout_s=timeout_s)
     except LabExchangeError as exc:
         fail(f"lab {here.name}: the run is done but its counters did not reach every switch: {exc}")
     doc = {"lab": here.name, "scenario": lab_scenario.scenario.name, **doc, "counters_applied": applied}

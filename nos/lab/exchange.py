@@ -48,9 +48,12 @@ def export_all(nodes: Mapping[str, Mapping[str, Any]], *, timeout_s: float = 60.
 
 
 def import_all(nodes: Mapping[str, Mapping[str, Any]], updates: Mapping[str, Sequence[tuple[str, str, int, str]]],
-               watchdog: Mapping[str, Sequence[tuple[str, str]]] | None = None, *,
+               watchdog: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+               learned: Mapping[str, Sequence[tuple[str, str, str]]] | None = None, *,
                timeout_s: float = 60.0) -> dict[str, int]:
-    """Each switch's share of a run; how many counter updates each applied."""
-    events = watchdog or {}
-    return _each(nodes, sorted(updates), lambda name, dbs: import_counters(dbs, updates[name], events.get(name, ()),
-                                                                            timeout_s=timeout_s))
+    """Each switch's share of a run (counters, watchdog events, the MACs its hosts' frames taught it);
+    how many counter updates each applied."""
+    events, macs = watchdog or {}, learned or {}
+    names = sorted(set(updates) | set(macs))
+    return _each(nodes, names, lambda name, dbs: import_counters(dbs, updates.get(name, ()), events.get(name, ()),
+                                                                  macs.get(name, ()), timeout_s=timeout_s))

@@ -47,16 +47,33 @@ class FabricRun:
     host_names: tuple[str, ...]
 
 
+def _links_up(host: LabHost, tables: Mapping[str, Tables]) -> list[tuple[str, str]]:
+    """The host's links whose switch port is oper up (a bond sends on those only, as LACP would see);
+    all of them when none is up (the flows then meet the down port and are dropped there)."""
+    ends = [(e.node, e.port) for e in host.attachments()]
+    up = [(n, p) for n, p in ends if _oper_up(tables[n], p)]
+    return up or ends
+
+
+def _oper_up(tables: Tables, port: str) -> bool:
+    names = list(tables.ports.names)
+    return port in names and bool(tables.ports.oper_up[names.index(port)])
+
+
 def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario) -> Fabric:
     """The fabric of a running lab: each switch's exported tables, the topology's cables and hosts (a
-    host honours pause unless its scenario group says ``ignores_pause``)."""
+    host honours pause unless its scenario group says ``ignores_pause``; a dual-homed host is a bond of
+    its links that are up)."""
     groups = lab.scenario.hosts
-    hosts = tuple(FabricHost(h.name, h.node, h.port, int(h.mac.replace(":", ""), 16), int(ipaddress.IPv4Address(h.ip)),
-                             float(groups[i].speed or h.speed_bps), float(groups[i].cable or h.cable_m),
-                             honours_pause=not groups[i].ignores_pause) for i, h in enumerate(topo.hosts))
+    hosts = []
+    for i, h in enumerate(topo.hosts):
+        (switch, port), *also = _links_up(h, tables) if h.peer_node else [(h.node, h.port)]
+        hosts.append(FabricHost(h.name, switch, port, int(h.mac.replace(":", ""), 16), int(ipaddress.IPv4Address(h.ip)),
+                                float(groups[i].speed or h.speed_bps), float(groups[i].cable or h.cable_m),
+                                honours_pause=not groups[i].ignores_pause, also=tuple(also)))
     links = tuple(FabricLink((link.a.node, link.a.port), (link.b.node, link.b.port), link.cable_m)
                   for link in topo.links)
-    return Fabric(switches=tuple((n.name, tables[n.name]) for n in topo.switches()), links=links, hosts=hosts)
+    return Fabric(switches=tuple((n.name, tables[n.name]) for n in topo.switches()), links=links, hosts=tuple(hosts))
 
 
 def lab_hosts_of(fabric: Fabric, prefix_len: int = 24) -> tuple[LabHost, ...]:

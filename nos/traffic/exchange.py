@@ -58,10 +58,14 @@ def export_tables(dbs: Databases, *, timeout_s: float = 30.0) -> Exported:
 
 
 def import_counters(dbs: Databases, updates: Sequence[tuple[str, str, int, str]],
-                    watchdog: Sequence[tuple[str, str]] = (), *, timeout_s: float = 30.0) -> int:
-    """Hand ``updates`` ``(oid, stat, value, mode)`` and watchdog events to the switch; how many it applied."""
+                    watchdog: Sequence[tuple[str, str]] = (), learned: Sequence[tuple[str, str, str]] = (), *,
+                    timeout_s: float = 30.0) -> int:
+    """Hand ``updates`` ``(oid, stat, value, mode)``, watchdog events and learnt MACs ``(bvid, mac, bridge
+    port)`` to the switch (its syncd adds the MACs to its FDB and reports them, as a run of its own
+    would); how many counter updates it applied."""
     client = traffic_client(dbs)
     job_id = client.submit({"kind": KIND_IMPORT, "progress": "0",
                             "updates": json.dumps([list(u) for u in updates]),
-                            "watchdog": json.dumps([list(w) for w in watchdog])})
+                            "watchdog": json.dumps([list(w) for w in watchdog]),
+                            "learned": json.dumps([list(m) for m in learned])})
     return int(client.wait(job_id, timeout_s, poll_s=0.01).get("applied", "0"))

@@ -135,3 +135,30 @@ def test_the_peer_switch_killed_leaves_the_survivor_active_alone_until_it_return
     assert alone["role"] == "active" and alone["system_mac"] == own_mac.lower() and alone["peer_mac"] == ""
     wait_until(lambda: session("leaf2").get("oper_status") == "up", timeout=60, interval=0.1)
     assert session("leaf2")["role"] == "standby"
+
+
+def _traffic() -> dict[str, object]:
+    return json.loads(nos("lab", "traffic", "run", str(LABS / "scenarios" / "all-to-all.yaml"), "--lab", "mclag",
+                          "--json", timeout=200).stdout)
+
+
+def _peer_link_bytes(doc: dict[str, object]) -> float:
+    links = [li for li in doc["links"] if li["a"].endswith(("Ethernet496", "Ethernet504"))]  # type: ignore[union-attr]
+    return float(sum(li["a_tx_bytes"] + li["b_tx_bytes"] for li in links))
+
+
+def test_dual_homed_flows_spread_over_both_leaves_and_survive_a_member_down(lab: dict[str, object]) -> None:
+    before = _traffic()
+    assert before["delivered_bytes"] == before["bytes"] and before["dropped_bytes"] == 0
+    tx = {s["switch"]: s["tx_bytes"] for s in before["switches"]}  # type: ignore[union-attr]
+    assert tx["leaf1"] > 0.2 * (tx["leaf1"] + tx["leaf2"]) < tx["leaf2"]       # both leaves carry a share
+    assert _peer_link_bytes(before) == 0                                       # each leaf delivers locally
+    nos("--lab", "mclag", "--node", "leaf1", "config", "interface", "shutdown", "Ethernet8")   # h2's leaf1 link
+    try:
+        wait_until(lambda: "PortChannel999" in nos("--lab", "mclag", "--node", "leaf1", "show", "mac").stdout,
+                   timeout=10)
+        after = _traffic()
+        assert after["delivered_bytes"] == after["bytes"] and after["dropped_bytes"] == 0
+        assert _peer_link_bytes(after) > 0                                     # leaf1 reaches h2 through leaf2
+    finally:
+        nos("--lab", "mclag", "--node", "leaf1", "config", "interface", "startup", "Ethernet8")

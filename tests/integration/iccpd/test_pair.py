@@ -130,7 +130,7 @@ def test_the_pair_comes_up_syncs_macs_and_follows_a_member_down(pair) -> None:
     fdb.set(f"Vlan10:{HOST.lower()}", {"port": "PortChannel1", "type": "dynamic"})
     fdb.set("Vlan10:00:00:00:00:00:bb", {"port": "Ethernet8", "type": "dynamic"})
     drive((a, b), lambda: b.appl("MCLAG_FDB_TABLE", "Vlan10:00:00:00:00:00:BB"))
-    assert b.appl("MCLAG_FDB_TABLE", f"Vlan10:{HOST}") == {"port": "PortChannel1", "type": "dynamic"}
+    assert b.appl("MCLAG_FDB_TABLE", f"Vlan10:{HOST}") == {"port": "PortChannel1", "type": "dynamic_local"}
     assert b.appl("MCLAG_FDB_TABLE", "Vlan10:00:00:00:00:00:BB") == {"port": "PortChannel99", "type": "dynamic"}
 
     # B's member goes down: the host is reached over the peer link, nothing is isolated any more

@@ -66,7 +66,7 @@ def test_heartbeats_and_the_session_timeout():
 def test_peer_macs_go_to_the_same_interface_when_it_is_up_here_else_the_peer_link():
     s = up_session()
     seen = Seen(oper={"PortChannel1": "up", "PortChannel2": "up"})
-    assert peer_fdb(s, seen) == {"Vlan10:00:00:00:00:00:AA": {"port": "PortChannel1", "type": "dynamic"},
+    assert peer_fdb(s, seen) == {"Vlan10:00:00:00:00:00:AA": {"port": "PortChannel1", "type": "dynamic_local"},
                                  "Vlan10:00:00:00:00:00:BB": {"port": "PortChannel99", "type": "static"}}
     seen.oper["PortChannel1"] = "down"
     assert peer_fdb(s, seen)["Vlan10:00:00:00:00:00:AA"]["port"] == "PortChannel99"
