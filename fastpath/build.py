@@ -20,7 +20,8 @@ Defaults (every port alike; ../shared/reference/model-defaults.md 2.1, 2.2, 2.3,
 * WRED: off, but the AZURE_LOSSLESS thresholds (1 MiB / 2 MiB, 5 %) are filled in on queues 3, 4 so that
   ``wred_ecn=...`` alone turns ECN marking on;
 * PFC watchdog: off; detection 0.2 s, restoration 0.2 s, action drop (SONiC's defaults) filled in;
-* forwarding: no VLANs, FDB, routes (empty ``L2Tables`` / ``L3Tables``).
+* forwarding: no VLANs, FDB, routes (empty ``L2Tables`` / ``L3Tables``); ``build_l2`` makes the
+  layer-2 part (VLANs, LAGs, FDB, isolation groups) from plain data, passed as ``l2=...``.
 
 Keyword overrides replace any field of the sub-tables by name (``sched_kind=SCHED_STRICT``,
 ``pfc_tx=array``, ``speed_bps=[...]``, ``pool_size=...``, ``l3=...``): a scalar or an array that
@@ -30,12 +31,14 @@ example more pools) is taken as it is. An unknown name raises ``TypeError``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any
 
 import numpy as np
 
-from fastpath.l2 import empty_l2
+from fastpath.hashing import hrw_buckets
+from fastpath.l2 import HASH_BUCKETS, MEMBER_TAGGED, MEMBER_UNTAGGED, N_VLAN, L2Tables, empty_l2
 from fastpath.l3 import empty_l3
 from fastpath.tables import (
     N_TC,
@@ -208,3 +211,68 @@ def build_tables(n_ports: int = 4, speed_bps: Any = 400e9, **overrides: Any) -> 
     return Tables(version=int(top.get("version", 0)), ports=ports, qos=qos, buffers=buffers,
                   watchdog=watchdog, l2=top.get("l2", empty_l2(n_ports)), l3=top.get("l3", empty_l3()),
                   extra=top.get("extra", {}))
+
+
+ISO_TYPES = ("bridge-port", "port")
+
+
+def _isolation(n_ports: int, n_obj: int, groups: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    member = np.zeros((len(groups), n_obj), dtype=bool)
+    obj_iso = np.full(n_obj, -1, dtype=np.int32)
+    port_iso = np.full(n_ports, -1, dtype=np.int32)
+    port_type = np.zeros(len(groups), dtype=bool)
+    for g, (name, group) in enumerate(groups.items()):
+        kind = group.get("type", "bridge-port")
+        if kind not in ISO_TYPES:
+            raise ValueError(f"build_l2: isolation group {name!r}: type {kind!r} is not bridge-port or port")
+        port_type[g] = kind == "port"
+        member[g, list(group.get("members", ()))] = True
+        (port_iso if port_type[g] else obj_iso)[list(group.get("bind", ()))] = g
+    return {"iso_oids": tuple(groups), "iso_port_type": port_type, "iso_member": member, "obj_iso": obj_iso,
+            "port_iso": port_iso}
+
+
+def _lag_buckets(lags: Sequence[Sequence[int]], seed: int) -> Any:
+    members = [sorted(m) for m in lags]
+    flat = np.array([p for m in members for p in m], dtype=np.int32)
+    ptr = np.concatenate([[0], np.cumsum([len(m) for m in members])]).astype(np.int64)
+    return hrw_buckets(ptr, flat.astype(np.uint64) + np.uint64(1), np.ones(len(flat)), flat, HASH_BUCKETS, seed)
+
+
+def build_l2(n_ports: int, *, vlans: Mapping[int, Mapping[int, str]] | None = None,
+             lags: Sequence[Sequence[int]] = (), fdb: Mapping[tuple[int, int], int] | None = None,
+             isolation: Mapping[str, Mapping[str, Any]] | None = None, lag_seed: int = 0) -> L2Tables:
+    """Layer-2 tables from plain data. Objects are ports ``0..n_ports-1`` and LAG ``k`` = ``n_ports + k``.
+
+    * ``vlans``: ``{vid: {obj: "tagged" | "untagged"}}``; an untagged member takes the VID as its PVID;
+      every object in a VLAN has a bridge port (named ``bp<obj>``) that learns;
+    * ``lags``: each LAG's member ports (all carrying traffic; a member port enters as its LAG);
+    * ``fdb``: ``{(vid, mac): obj}`` dynamic entries;
+    * ``isolation``: ``{name: {"type": "bridge-port" | "port", "bind": [...], "members": [...]}}``, as an
+      APPL_DB ISOLATION_GROUP_TABLE row (TYPE, PORTS, MEMBERS; default bridge-port): a bridge-port group
+      binds and has objects (ports or LAGs, their bridge ports), a port group ports. Groups are named
+      by ``name`` in ``iso_oids``.
+    """
+    n_obj = n_ports + len(lags)
+    base = empty_l2(n_ports)
+    port_obj = np.arange(n_ports, dtype=np.int32)
+    for k, ports in enumerate(lags):
+        port_obj[list(ports)] = n_ports + k
+    member = np.zeros((N_VLAN, n_obj), dtype=np.int8)
+    pvid = np.ones(n_obj, dtype=np.int32)
+    for vid, objs in (vlans or {}).items():
+        for obj, mode in objs.items():
+            member[vid, obj] = MEMBER_TAGGED if mode == "tagged" else MEMBER_UNTAGGED
+            if mode != "tagged":
+                pvid[obj] = vid
+    in_bridge = (member != 0).any(axis=0)
+    entries = sorted(((vid << 48 | mac), obj) for (vid, mac), obj in (fdb or {}).items())
+    return replace(
+        base, port_obj=port_obj, obj_pvid=pvid, obj_learn=np.ones(n_obj, dtype=bool),
+        obj_bridge_port=tuple(f"bp{o}" if in_bridge[o] else "" for o in range(n_obj)), vlan_member=member,
+        vlan_oid=tuple(f"vlan{v}" if v in (vlans or {}) else "" for v in range(N_VLAN)),
+        fdb_keys=np.array([k for k, _ in entries], dtype=np.uint64),
+        fdb_obj=np.array([o for _, o in entries], dtype=np.int32), fdb_static=np.zeros(len(entries), dtype=bool),
+        lag_oids=tuple(f"lag{k}" for k in range(len(lags))), lag_members=tuple(tuple(sorted(m)) for m in lags),
+        lag_buckets=_lag_buckets(lags, lag_seed), lag_seed=lag_seed,
+        **_isolation(n_ports, n_obj, isolation or {}))

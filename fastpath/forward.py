@@ -11,21 +11,25 @@ Pipeline, per packet (the first drop reason wins):
    a member of that VLAN, and an untagged frame needs an untagged membership (``ingress_vlan_filter``);
    an unknown source MAC (or one that moved, unless static) is learned when the bridge port and VLAN
    learn; the router MAC of the VLAN's router interface goes to L3; else an FDB hit forwards to its
-   port/LAG (``same_port`` when that is where it came from; ``egress_vlan_filter`` when not a member),
-   a miss or a broadcast/multicast floods (``ACT_FLOOD``);
+   port/LAG (``same_port`` when that is where it came from; ``egress_vlan_filter`` when not a member;
+   ``isolated`` when the frame entered a bridge port bound to an isolation group the destination's
+   bridge port is a member of), a miss or a broadcast/multicast floods (``ACT_FLOOD``; the ports a
+   flood reaches, isolation applied, are ``fastpath.flood.flood_ports``);
 4. L3: TTL <= 1 is ``ttl_expired``; LPM in the interface's virtual router (``lpm_miss``); blackhole
    routes drop (``blackhole_route``), trap/ip2me routes and connected subnets without a neighbor trap;
    ECMP picks a member from the group's buckets by the flow hash (``ecmp_group_empty``); an unresolved
    next hop drops (``unresolved_next_hop``); a VLAN next hop whose MAC is not in the FDB floods;
    the TTL is decremented;
-5. a LAG egress picks a member by the LAG hash (``lag_no_member``); an egress port that is down drops
-   (``egress_port_down``);
+5. a LAG egress picks a member by the LAG hash (``lag_no_member``); a bridged frame that entered a port
+   bound to a port isolation group is dropped when that member (or egress port) is in the group
+   (``isolated``); an egress port that is down drops (``egress_port_down``);
 6. classification: TC from the ingress port's DSCP->TC map, PG from its TC->PG map, queue from the
    egress port's TC->queue map (the ingress port's when there is no single egress port).
 
-Not modelled (stated): ACLs, storm control, MTU checks, L2 multicast groups, tunnels (VXLAN), IP header
-checks, RIF admin state, the copy to the CPU of ``LOG`` actions, non-IP frames (every frame has
-the IP header columns; DSCP 0 when not given).
+Isolation applies to bridged frames only (a routed frame leaves through a router interface, not out
+of the bridge port it entered). Not modelled (stated): ACLs, storm control, MTU checks, L2 multicast
+groups, tunnels (VXLAN), IP header checks, RIF admin state, the copy to the CPU of ``LOG`` actions,
+non-IP frames (every frame has the IP header columns; DSCP 0 when not given).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from fastpath.hashing import flow_hash
+from fastpath.isolation import isolated_obj, isolated_port
 from fastpath.l2 import HASH_BUCKETS, MEMBER_NONE, MEMBER_UNTAGGED, N_VLAN, L2Tables, empty_l2
 from fastpath.l3 import RIF_VLAN, RK_DROP, RK_GLEAN, RK_GROUP, RK_NEXTHOP, RK_TRAP, L3Tables, empty_l3
 from fastpath.lpm import lookup_lpm4, lookup_lpm6
@@ -46,7 +51,7 @@ ACTION_NAMES = ("forward", "drop", "trap", "flood")
 DROP_REASONS: tuple[str, ...] = (
     "none", "port_down", "smac_multicast", "router_mac_miss", "ingress_vlan_filter", "same_port",
     "egress_vlan_filter", "ttl_expired", "lpm_miss", "blackhole_route", "ecmp_group_empty",
-    "unresolved_next_hop", "lag_no_member", "egress_port_down")
+    "unresolved_next_hop", "lag_no_member", "egress_port_down", "isolated")
 TRAP_REASONS: tuple[str, ...] = ("none", "route_trap", "neighbor_miss")
 R = {name: i for i, name in enumerate(DROP_REASONS)}
 BROADCAST_MAC = 0xFFFFFFFFFFFF
@@ -200,6 +205,8 @@ def _bridge(l2: L2Tables, l3: L3Tables, b: PacketBatch, s: _State, obj: I32, bri
     s.stop(switched & ~hit, ACT_FLOOD)
     s.drop(switched & (out_obj == obj), "same_port")
     s.drop(switched & (l2.vlan_member[vlan, np.maximum(out_obj, 0)] == MEMBER_NONE), "egress_vlan_filter")
+    if l2.n_iso:
+        s.drop(switched & isolated_obj(l2, obj, out_obj), "isolated")
     return {"vlan": np.where(bridged, vlan, 0).astype(np.int32, copy=False), "learn": learned, "to_l3": to_l3,
             "rif": np.where(to_l3, rif, -1).astype(np.int32, copy=False), "out_obj": out_obj, "fdb_hit": switched & hit}
 
@@ -283,7 +290,7 @@ def _columns(b: PacketBatch, idx: Any) -> dict[str, Any]:
             "l4_src": b.l4_src[idx], "l4_dst": b.l4_dst[idx], "in_port": b.in_port[idx]}
 
 
-def _egress(tables: Tables, l2: L2Tables, b: PacketBatch, s: _State, out_obj: I32) -> I32:
+def _egress(tables: Tables, l2: L2Tables, b: PacketBatch, s: _State, out_obj: I32, bridged: B) -> I32:
     n_ports = tables.ports.n
     port = np.where(s.live & (out_obj < n_ports), out_obj, -1).astype(np.int32, copy=False)
     lag = s.live & (out_obj >= n_ports)
@@ -294,6 +301,8 @@ def _egress(tables: Tables, l2: L2Tables, b: PacketBatch, s: _State, out_obj: I3
         lag_row = (out_obj[idx] - n_ports).astype(np.int64, copy=False)
         port[idx] = l2.lag_buckets.ravel()[lag_row * HASH_BUCKETS + bucket]
         s.drop(lag & (port < 0), "lag_no_member")
+    if l2.n_iso:
+        s.drop(bridged & isolated_port(l2, b.in_port, port), "isolated")
     up = tables.ports.admin_up & tables.ports.oper_up
     s.drop((port >= 0) & ~up[np.maximum(port, 0)], "egress_port_down")
     return np.where(s.live, port, -1).astype(np.int32, copy=False)
@@ -352,7 +361,7 @@ def forward(tables: Tables, batch: PacketBatch) -> ForwardResult:
     rif = np.where(port_rif, in_rif, bridge["rif"]).astype(np.int32, copy=False)
     l3r = _route(l3, b, s, routed, rif)
     out_obj = np.where(routed, l3r["out_obj"], bridge["out_obj"]).astype(np.int32, copy=False)
-    egress = _egress(tables, l2, b, s, out_obj)
+    egress = _egress(tables, l2, b, s, out_obj, bridge["fdb_hit"] & ~routed)
     tc, queue, pg = _classify(tables, b, egress)
     return ForwardResult(
         egress_port=egress, tc=tc, queue=queue, pg=pg, action=s.action,

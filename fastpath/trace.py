@@ -1,7 +1,8 @@
 """Explaining what the fast path does with one packet: ``trace`` runs ``forward`` on a batch of one
 (no second model) and turns its result columns and the tables into JSON-able steps: port state, VLAN
-membership, FDB hit or learn, router MAC, TTL, LPM match, next hop / ECMP member and hash, LAG member,
-egress port, DSCP -> TC -> queue / PG, and the action with its drop reason.
+membership, FDB hit or learn, isolation (the group the ingress is bound to and what it keeps the frame
+from), router MAC, TTL, LPM match, next hop / ECMP member and hash, LAG member, egress port or the
+ports a flood reaches, DSCP -> TC -> queue / PG, and the action with its drop reason.
 
 Packet keys (all optional except ``in_port``, a port name): src_mac, dst_mac, vlan, src_ip, dst_ip (IPv4
 or IPv6 text), ip_proto, l4_src, l4_dst, dscp, ttl. Without ``dst_mac`` a packet with a ``dst_ip`` is
@@ -16,8 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from fastpath.flood import flood_objects, flood_ports, lag_member_ports
 from fastpath.forward import (
     ACT_DROP,
+    ACT_FLOOD,
+    ACT_FORWARD,
     ACTION_NAMES,
     BROADCAST_MAC,
     DROP_REASONS,
@@ -26,6 +30,7 @@ from fastpath.forward import (
     PacketBatch,
     forward,
 )
+from fastpath.isolation import bound_group
 from fastpath.l2 import HASH_BUCKETS, MEMBER_NONE, MEMBER_TAGGED, L2Tables, empty_l2
 from fastpath.l3 import RIF_SUB_PORT, RIF_VLAN, RK_GROUP, ROUTE_KIND_NAMES, L3Tables, empty_l3
 from fastpath.tables import Tables
@@ -126,6 +131,45 @@ def _bridge(tables: Tables, l2: L2Tables, b: PacketBatch, r: ForwardResult) -> l
     return steps
 
 
+def _isolated_target(tables: Tables, l2: L2Tables, b: PacketBatch, r: ForwardResult, port_group: bool) -> str:
+    """What an isolated known unicast was going out of: the bridge port's object, or (port groups) the
+    port, the LAG member its hash picked for a LAG."""
+    obj = int(r.egress_obj[0])
+    if port_group and obj >= tables.ports.n:
+        port = int(lag_member_ports(l2, b, np.zeros(1, dtype=np.intp))[0, obj - tables.ports.n])
+        if port >= 0:
+            return f"{tables.ports.names[port]} (picked in {_obj_name(tables, l2, obj)})"
+    return _obj_name(tables, l2, obj)
+
+
+def _isolation(tables: Tables, l2: L2Tables, b: PacketBatch, r: ForwardResult) -> list[Step]:
+    in_port = int(b.in_port[0])
+    group = bound_group(l2, in_port)
+    if group < 0 or bool(r.routed[0]):
+        return []
+    oid, port_group = l2.iso_oids[group], bool(l2.iso_port_type[group])
+    ingress = tables.ports.names[in_port] if port_group else _obj_name(tables, l2, int(l2.port_obj[in_port]))
+    why = f"isolated from {ingress} by isolation group {oid}"
+    step: Step = {"stage": "isolation", "group": oid, "kind": "port" if port_group else "bridge_port"}
+    if DROP_REASONS[int(r.drop_reason[0])] == "isolated":
+        target = _isolated_target(tables, l2, b, r, port_group)
+        return [{**step, "isolated": [target], "detail": f"{why}: {target} is a member -> dropped"}]
+    if int(r.action[0]) == ACT_FLOOD:
+        if port_group:
+            names = [tables.ports.names[p] for p in np.flatnonzero(
+                flood_ports(tables, b, r, isolate=False)[0] & ~flood_ports(tables, b, r)[0])]
+        else:
+            names = [_obj_name(tables, l2, int(o)) for o in np.flatnonzero(
+                flood_objects(tables, b, r, isolate=False)[0] & ~flood_objects(tables, b, r)[0])]
+        left = ", ".join(names) if names else "no member of the VLAN"
+        return [{**step, "isolated": names, "detail": f"{why}: the flood leaves out {left}"}]
+    if int(r.action[0]) == ACT_FORWARD:
+        target = _isolated_target(tables, l2, b, r, port_group)
+        return [{**step, "isolated": [], "detail": f"{ingress} is bound to isolation group {oid}: "
+                 f"{target} is not a member"}]
+    return []
+
+
 def _rif_name(tables: Tables, l2: L2Tables, l3: L3Tables, rif: int) -> str:
     """A router interface as an operator names it: the port, ``Vlan<vid>``, ``<port>.<vid>``."""
     if rif < 0:
@@ -184,10 +228,19 @@ def _l3(tables: Tables, l2: L2Tables, l3: L3Tables, b: PacketBatch, r: ForwardRe
     return steps + _next_hop(tables, l2, l3, r, route)
 
 
-def _egress(tables: Tables, l2: L2Tables, r: ForwardResult) -> list[Step]:
+def _flood(tables: Tables, b: PacketBatch, r: ForwardResult) -> Step:
+    ports = [tables.ports.names[p] for p in np.flatnonzero(flood_ports(tables, b, r)[0])]
+    vlan = int(r.out_vlan[0])
+    return {"stage": "flood", "vlan": vlan, "ports": ports,
+            "detail": f"flood in VLAN {vlan} -> {', '.join(ports) if ports else 'no port'}"}
+
+
+def _egress(tables: Tables, l2: L2Tables, b: PacketBatch, r: ForwardResult) -> list[Step]:
     obj, port = int(r.egress_obj[0]), int(r.egress_port[0])
+    if int(r.action[0]) == ACT_FLOOD:
+        return [_flood(tables, b, r)]
     steps: list[Step] = []
-    if obj >= tables.ports.n:
+    if obj >= tables.ports.n and DROP_REASONS[int(r.drop_reason[0])] != "isolated":
         lag = obj - tables.ports.n
         members = [tables.ports.names[p] for p in l2.lag_members[lag]]
         steps.append({"stage": "lag", "lag": l2.lag_oids[lag], "members": members,
@@ -227,9 +280,10 @@ def trace(tables: Tables, packet: Mapping[str, object]) -> dict[str, Any]:
     steps = [_ingress(tables, b)]
     if int(r.vlan[0]):
         steps += _bridge(tables, l2, b, r)
+        steps += _isolation(tables, l2, b, r)
     if bool(r.routed[0]) or int(r.rif[0]) >= 0:
         steps += _l3(tables, l2, l3, b, r)
-    steps += _egress(tables, l2, r)
+    steps += _egress(tables, l2, b, r)
     steps.append(_classify(tables, b, r))
     result = _result(tables, r)
     final = f"{result['action']}" + (f" ({result['drop_reason']})" if int(r.action[0]) == ACT_DROP else "")

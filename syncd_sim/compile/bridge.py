@@ -1,5 +1,6 @@
 """Compiling the bridge: ingress objects (ports and LAGs), PVIDs, bridge ports and their learning
-mode, VLAN membership with tagging mode, and the FDB as sorted ``vlan << 48 | mac`` keys.
+mode, VLAN membership with tagging mode, the FDB as sorted ``vlan << 48 | mac`` keys, and the isolation
+groups (``syncd_sim.compile.isolation``).
 
 A bridge port that is admin down is treated as no member of any VLAN. FDB entries whose VLAN or
 bridge port is unknown are skipped.
@@ -14,6 +15,7 @@ import numpy as np
 from fastpath.l2 import MEMBER_TAGGED, MEMBER_UNTAGGED, N_VLAN, L2Tables
 from fastpath.values import as_bool, as_int, mac_int, ref
 from nos.sai.types import ObjectType as T
+from syncd_sim.compile.isolation import compile_isolation
 from syncd_sim.compile.lag import Lags
 from syncd_sim.objects import ObjectStore
 
@@ -92,10 +94,12 @@ def compile_l2(store: ObjectStore, port_index: Mapping[str, int], lags: Lags, se
             vlan_oid[vid] = oid
             vlan_learn[vid] = not as_bool(store.of_type(T.VLAN)[oid].attrs, "SAI_VLAN_ATTR_LEARN_DISABLE")
     keys, dst, static = _fdb(store, vids, bp_obj)
+    isolation = compile_isolation(store, port_index, {oid: obj for obj, oid in enumerate(bp_names) if oid}, n_obj)
     key_arr = np.array(keys, dtype=np.uint64)
     order = np.argsort(key_arr, kind="stable")
     return L2Tables(
         n_ports=n_ports, port_obj=port_obj, obj_pvid=pvid, obj_learn=learn, obj_bridge_port=tuple(bp_names),
         vlan_member=member, vlan_oid=tuple(vlan_oid), vlan_learn=vlan_learn, fdb_keys=key_arr[order],
         fdb_obj=np.array(dst, dtype=np.int32)[order], fdb_static=np.array(static, dtype=bool)[order],
-        lag_oids=lags.oids, lag_members=lags.members, lag_buckets=lags.buckets, lag_seed=seed, lag_fields=fields)
+        lag_oids=lags.oids, lag_members=lags.members, lag_buckets=lags.buckets, lag_seed=seed, lag_fields=fields,
+        **isolation)
