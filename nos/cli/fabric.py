@@ -100,13 +100,14 @@ def _run(fabric: Any, lab_scenario: Any) -> tuple[Any, dict[str, Any]]:
 @json_option
 def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, as_json: bool) -> None:
     """Run SCENARIO across every switch of the lab (hosts anywhere in it). Each switch then gets its
-    counters, and the MACs its hosts' frames taught it (in its FDB, as a run on it alone would leave)."""
+    counters, and the MACs its hosts' frames taught it (in its FDB, as a run on it alone would leave).
+    A switch that is not ready (killed, restarting) is left out: its links are down for the run."""
     from fastpath.fabric.route import learnt_macs
     from nos.cli.lab import lab_dir_of
     from nos.lab.exchange import LabExchangeError, export_all, import_all
     from nos.lab.fabric_run import lab_fabric, updates_by_switch
     from nos.lab.scenario import parse_lab_scenario
-    from nos.lab.status import lab_topology
+    from nos.lab.status import lab_status, lab_topology
     from nos.lab.topology import TopologyError, load_topology
     from nos.traffic.errors import ScenarioError
 
@@ -118,22 +119,30 @@ def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, as_js
         lab_scenario = parse_lab_scenario(path.read_text(), topo, str(path))
     except (ScenarioError, TopologyError) as exc:
         fail(str(exc), INVALID)
+    ready = {row["node"] for row in lab_status(here)["nodes"] if row["ready"]}
+    nodes = {n: info for n, info in (state.get("nodes") or {}).items() if n in ready}
+    down = sorted(set(state.get("nodes") or {}) - ready)
+    if not nodes:
+        fail(f"lab {here.name}: no switch is ready")
     try:
-        exported = export_all(state.get("nodes") or {}, timeout_s=timeout_s)
-    except LabExchangeError as exc:
+        exported = export_all(nodes, timeout_s=timeout_s)
+        fabric = lab_fabric(topo, {n: e.tables for n, e in exported.items()}, lab_scenario)
+    except (LabExchangeError, TopologyError) as exc:
         fail(f"lab {here.name}: {exc}")
-    res, doc = _run(lab_fabric(topo, {n: e.tables for n, e in exported.items()}, lab_scenario), lab_scenario)
+    res, doc = _run(fabric, lab_scenario)
     try:
-        applied = import_all(state["nodes"], updates_by_switch(res), learned=learnt_macs(res.fabric, res.wiring),
+        applied = import_all(nodes, updates_by_switch(res), learned=learnt_macs(res.fabric, res.wiring),
                              timeout_s=timeout_s)
     except LabExchangeError as exc:
         fail(f"lab {here.name}: the run is done but its counters did not reach every switch: {exc}")
-    doc = {"lab": here.name, "scenario": lab_scenario.scenario.name, **doc, "counters_applied": applied}
+    doc = {"lab": here.name, "scenario": lab_scenario.scenario.name, "switches_down": down, **doc,
+           "counters_applied": applied}
     if as_json:
         print_json(doc)
         return
     click.echo(f"Lab {here.name}, scenario {lab_scenario.scenario.name}: counters written to "
-               f"{len(applied)} switches ('nos --node NODE show queue counters')")
+               f"{len(applied)} switches ('nos --node NODE show queue counters')"
+               + (f"; left out, not ready: {', '.join(down)} (their links down for the run)" if down else ""))
     _print_summary(doc)
 
 

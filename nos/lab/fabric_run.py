@@ -27,6 +27,7 @@ from fastpath.model import RunConfig
 from fastpath.run_counters import counter_updates
 from fastpath.tables import Tables
 from fastpath.workloads import concat, dcqcn_params, expand_workloads
+from nos.lab.errors import TopologyError
 from nos.lab.model import Host as LabHost
 from nos.lab.model import Topology, mac_text
 from nos.lab.scenario import LabScenario
@@ -48,9 +49,13 @@ class FabricRun:
 
 
 def _links_up(host: LabHost, tables: Mapping[str, Tables]) -> list[tuple[str, str]]:
-    """The host's links whose switch port is oper up (a bond sends on those only, as LACP would see);
-    all of them when none is up (the flows then meet the down port and are dropped there)."""
-    ends = [(e.node, e.port) for e in host.attachments()]
+    """The host's links to switches in the run whose port is oper up (a bond sends on those only, as
+    LACP would see); when none is up, those to switches in the run (its flows then meet the down port
+    and are dropped there); TopologyError when every switch it is on is left out."""
+    ends = [(e.node, e.port) for e in host.attachments() if e.node in tables]
+    if not ends:
+        raise TopologyError([f"host {host.name}: every switch it is cabled to ({host.node}"
+                             f"{', ' + host.peer_node if host.peer_node else ''}) is down"])
     up = [(n, p) for n, p in ends if _oper_up(tables[n], p)]
     return up or ends
 
@@ -63,17 +68,18 @@ def _oper_up(tables: Tables, port: str) -> bool:
 def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario) -> Fabric:
     """The fabric of a running lab: each switch's exported tables, the topology's cables and hosts (a
     host honours pause unless its scenario group says ``ignores_pause``; a dual-homed host is a bond of
-    its links that are up)."""
+    its links that are up). A switch without tables (down) is left out with its links."""
     groups = lab.scenario.hosts
     hosts = []
     for i, h in enumerate(topo.hosts):
-        (switch, port), *also = _links_up(h, tables) if h.peer_node else [(h.node, h.port)]
+        (switch, port), *also = _links_up(h, tables)
         hosts.append(FabricHost(h.name, switch, port, int(h.mac.replace(":", ""), 16), int(ipaddress.IPv4Address(h.ip)),
                                 float(groups[i].speed or h.speed_bps), float(groups[i].cable or h.cable_m),
                                 honours_pause=not groups[i].ignores_pause, also=tuple(also)))
     links = tuple(FabricLink((link.a.node, link.a.port), (link.b.node, link.b.port), link.cable_m)
-                  for link in topo.links)
-    return Fabric(switches=tuple((n.name, tables[n.name]) for n in topo.switches()), links=links, hosts=tuple(hosts))
+                  for link in topo.links if link.a.node in tables and link.b.node in tables)
+    return Fabric(switches=tuple((n.name, tables[n.name]) for n in topo.switches() if n.name in tables), links=links,
+                  hosts=tuple(hosts))
 
 
 def lab_hosts_of(fabric: Fabric, prefix_len: int = 24) -> tuple[LabHost, ...]:

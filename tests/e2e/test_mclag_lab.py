@@ -133,8 +133,27 @@ def test_the_peer_switch_killed_leaves_the_survivor_active_alone_until_it_return
     wait_until(lambda: session("leaf2").get("oper_status") == "down", timeout=10, interval=0.02)
     alone = session("leaf2")
     assert alone["role"] == "active" and alone["system_mac"] == own_mac.lower() and alone["peer_mac"] == ""
+    during = _traffic()      # leaf1 is down or still booting: left out, its links down for the run
+    assert during["switches_down"] == ["leaf1"], during["switches_down"]
+    assert during["delivered_bytes"] == during["bytes"] and during["dropped_bytes"] == 0
     wait_until(lambda: session("leaf2").get("oper_status") == "up", timeout=60, interval=0.1)
     assert session("leaf2")["role"] == "standby"
+    wait_until(lambda: json.loads(nos("lab", "status", "--json", check=False).stdout)["ready"], timeout=60,
+               interval=0.5)
+    again = _traffic()
+    assert again["switches_down"] == [] and again["delivered_bytes"] == again["bytes"]
+
+
+def test_the_peer_link_down_keeps_the_session_and_the_traffic(lab: dict[str, object]) -> None:
+    for port in ("Ethernet496", "Ethernet504"):
+        nos("lab", "link", "down", f"leaf1:{port}", f"leaf2:{port}", "--lab", "mclag")
+    try:
+        doc = _traffic()
+        assert session("leaf1")["oper_status"] == "up" == session("leaf2")["oper_status"]   # ICCP is not on it
+        assert doc["delivered_bytes"] == doc["bytes"] and _peer_link_bytes(doc) == 0
+    finally:
+        for port in ("Ethernet496", "Ethernet504"):
+            nos("lab", "link", "up", f"leaf1:{port}", f"leaf2:{port}", "--lab", "mclag")
 
 
 def _traffic() -> dict[str, object]:
