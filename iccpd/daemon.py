@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from iccpd import protocol as p
 from iccpd.link import Connection, Listener, connect
-from iccpd.session import ACTIVE, DOWN, UP, Domain, MacKey, MacRow, Session, role_of
+from iccpd.session import ACTIVE, DOWN, UP, ArpKey, ArpRow, Domain, MacKey, MacRow, Session, role_of
 from iccpd.sync import RowKey, Rows, Seen, appl_rows, changes, peer_fdb, state_rows
 from nos.daemon.consumer import TableConsumer
 from nos.daemon.runner import Runner
@@ -36,10 +36,10 @@ log = logging.getLogger(__name__)
 TICK_S = 0.1
 RECONNECT_S = 1.0
 FOLLOWED = ((CONFIG_DB, "MCLAG_DOMAIN"), (CONFIG_DB, "MCLAG_INTERFACE"), (CONFIG_DB, "MCLAG_UNIQUE_IP"),
-            (CONFIG_DB, "DEVICE_METADATA"), (CONFIG_DB, "VLAN_INTERFACE"), (STATE_DB, "FDB_TABLE"),
-            (STATE_DB, "LAG_TABLE"), (STATE_DB, "PORT_TABLE"))
-APPL_TABLES = ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE", "LAG_TABLE", "PORT_TABLE", "INTF_TABLE")
-OWNED_APPL = ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE")     # whole rows; the others get fields only
+            (CONFIG_DB, "DEVICE_METADATA"), (CONFIG_DB, "VLAN_INTERFACE"), (CONFIG_DB, "NEIGH"),
+            (STATE_DB, "FDB_TABLE"), (STATE_DB, "LAG_TABLE"), (STATE_DB, "PORT_TABLE"))
+APPL_TABLES = ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE", "LAG_TABLE", "PORT_TABLE", "INTF_TABLE", "NEIGH_TABLE")
+OWNED_APPL = ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE", "NEIGH_TABLE")   # whole rows; the others get fields only
 STATE_TABLES = ("MCLAG_TABLE", "MCLAG_LOCAL_INTF_TABLE", "MCLAG_REMOTE_INTF_TABLE")
 RESTORE = {"LAG_TABLE": {"learn_mode": "hardware"}, "PORT_TABLE": {"learn_mode": "hardware"}}
 # for the README's table of who writes and reads what (tests/unit/test_readme_tables.py)
@@ -85,15 +85,25 @@ class Iccpd:
         self.next_connect = 0.0
         self.held_local: dict[MacKey, MacRow] = {}     # local MACs moved to the peer link (see the docstring)
         self.announced_macs: dict[MacKey, MacRow] = {}
+        self.announced_arps: dict[ArpKey, ArpRow] = {}
+        self.synced = False                              # the full MAC and ARP lists went out since the session came up
         self.announced_intfs: dict[str, str] | None = None
         self.producers = {t: ProducerStateTable(dbs[APPL_DB], t) for t in APPL_TABLES}
         self.state = {t: Table(dbs[STATE_DB], t) for t in STATE_TABLES}
-        self.written_appl: Rows = self._existing(APPL_DB, OWNED_APPL)
+        self.written_appl: Rows = self._existing(APPL_DB, ("MCLAG_FDB_TABLE", "ISOLATION_GROUP_TABLE"))
+        self.written_appl |= self._peer_neighbours()
         self.written_state: Rows = self._existing(STATE_DB, STATE_TABLES)
         self.dirty = True
 
     def _existing(self, db: str, tables: tuple[str, ...]) -> Rows:
         return {(t, k): v for t in tables for k, v in Table(self.dbs[db], t).get_all().items()}
+
+    def _peer_neighbours(self) -> Rows:
+        """APPL_DB NEIGH_TABLE rows on VLAN interfaces that no CONFIG_DB NEIGH row explains: the peer's,
+        written by an iccpd before this one (so that a restart takes them over)."""
+        own = {k.replace("|", ":", 1) for k in Table(self.dbs[CONFIG_DB], "NEIGH").get_all()}
+        rows = Table(self.dbs[APPL_DB], "NEIGH_TABLE").get_all()
+        return {("NEIGH_TABLE", k): v for k, v in rows.items() if k.startswith("Vlan") and k not in own}
 
     # -- wiring ----------------------------------------------------------------------------------
     def register(self, runner: Runner) -> None:
@@ -151,7 +161,7 @@ class Iccpd:
                 self.runner.remove_selectable(self.listener)
             self.listener = None
         self.session = Session(domain, self.own_mac()) if domain is not None else None
-        self.announced_macs, self.announced_intfs = {}, None
+        self.announced_macs, self.announced_arps, self.announced_intfs, self.synced = {}, {}, None, False
         if domain is not None:
             log.info("iccpd.domain id=%s source=%s peer=%s role=%s peer_link=%s", domain.domain, domain.source_ip,
                      domain.peer_ip, role_of(domain.source_ip, domain.peer_ip), domain.peer_link or "-")
@@ -203,7 +213,7 @@ class Iccpd:
             self.conn = None
         if self.session is not None and self.session.lost(why):
             log.warning("iccpd.session_down domain=%s reason=%s", self.session.domain.domain, why)
-        self.announced_macs, self.announced_intfs = {}, None
+        self.announced_macs, self.announced_arps, self.announced_intfs, self.synced = {}, {}, None, False
 
     def _exchange(self, now: float) -> None:
         s, conn = self.session, self.conn
@@ -244,7 +254,12 @@ class Iccpd:
         local.update(self.held_local)
         vlan_ifs = frozenset(k for k in self.mirror.rows(CONFIG_DB, "VLAN_INTERFACE") if "|" not in k)
         unique = frozenset(self.mirror.rows(CONFIG_DB, "MCLAG_UNIQUE_IP"))
-        return Seen(oper, frozenset(lags), vlan_ifs, unique, local)
+        arps = {}
+        for key, row in self.mirror.rows(CONFIG_DB, "NEIGH").items():
+            intf, _, ip = key.partition("|")
+            if intf.startswith("Vlan") and ip and row.get("neigh"):
+                arps[(intf, ip)] = (row["neigh"].lower(), row.get("family", "IPv6" if ":" in ip else "IPv4"))
+        return Seen(oper, frozenset(lags), vlan_ifs, unique, local, arps)
 
     def _news(self) -> list[p.Message]:
         """What changed here since it was last told to the peer."""
@@ -257,7 +272,7 @@ class Iccpd:
             out.append(p.Message("interfaces", {"states": intfs}))
             self.announced_intfs = intfs
         mine = {k: v for k, v in seen.local_macs.items() if v[0] != s.domain.peer_link}
-        full = not self.announced_macs
+        full, self.synced = not self.synced, True
         added = [(v, m, *row) for (v, m), row in mine.items() if self.announced_macs.get((v, m)) != row]
         gone = [(v, m, *row) for (v, m), row in self.announced_macs.items() if (v, m) not in mine]
         if added or full:
@@ -265,6 +280,18 @@ class Iccpd:
         if gone:
             out.append(p.macs("del", gone))
         self.announced_macs = mine
+        out += self._arp_news(seen, full)
+        return out
+
+    def _arp_news(self, seen: Seen, full: bool) -> list[p.Message]:
+        out = []
+        added = [(i, a, *row) for (i, a), row in seen.local_arps.items() if self.announced_arps.get((i, a)) != row]
+        gone = [(i, a, *row) for (i, a), row in self.announced_arps.items() if (i, a) not in seen.local_arps]
+        if added or full:
+            out.append(p.arps("add", added, full=full))
+        if gone:
+            out.append(p.arps("del", gone))
+        self.announced_arps = dict(seen.local_arps)
         return out
 
     # -- writing ---------------------------------------------------------------------------------

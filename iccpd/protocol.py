@@ -9,6 +9,8 @@ one JSON object per line over TCP port 8888.
 * ``macs`` {op: add|del, entries: [[vlan, mac, port, type], ...]}: MACs the sender learnt (mac in upper
   case with colons, port the sender's interface, type dynamic|static); ``full`` true on the first batch
   after the session comes up (the receiver forgets what it had from the peer before).
+* ``arps`` {op, entries: [[interface, ip, mac, family], ...], full}: the sender's ARP/ND entries on its
+  VLAN interfaces, the same way.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 ICCP_TCP_PORT = 8888
 MAX_LINE = 4 << 20            # a bigger line is a protocol error (a peer gone mad), not a memory exhaustion
-KINDS = ("hello", "heartbeat", "interfaces", "macs", "refused")
+KINDS = ("hello", "heartbeat", "interfaces", "macs", "arps", "refused")
 
 
 class ProtocolError(ValueError):
@@ -69,14 +71,18 @@ def macs(op: str, entries: list[tuple[str, str, str, str]], full: bool = False) 
     return Message("macs", {"op": op, "entries": [list(e) for e in entries], "full": full})
 
 
+def arps(op: str, entries: list[tuple[str, str, str, str]], full: bool = False) -> Message:
+    return Message("arps", {"op": op, "entries": [list(e) for e in entries], "full": full})
+
+
 def mac_entries(body: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    """The ``entries`` of a ``macs`` message; raises ProtocolError."""
+    """The ``entries`` of a ``macs`` or ``arps`` message (four strings each); raises ProtocolError."""
     entries = body.get("entries")
     if not isinstance(entries, list):
         raise ProtocolError("macs without entries")
     out = []
     for item in entries:
         if not (isinstance(item, list) and len(item) == 4 and all(isinstance(v, str) for v in item)):
-            raise ProtocolError(f"bad MAC entry {str(item)[:80]}")
+            raise ProtocolError(f"bad entry {str(item)[:80]}")
         out.append((item[0], item[1], item[2], item[3]))
     return out

@@ -6,8 +6,8 @@
 * The session is up once both hellos are exchanged and consistent (same domain, each one's source_ip
   the other's peer_ip); it goes down when nothing came for ``session_timeout`` seconds, when the
   connection closes, or on a protocol error. A heartbeat goes out every ``keepalive`` seconds.
-* What the peer said of its MCLAG interfaces and MACs is kept while the session is up, and forgotten
-  when it goes down (its MACs are no longer reachable through it).
+* What the peer said of its MCLAG interfaces, MACs and ARP/ND entries is kept while the session is up,
+  and forgotten when it goes down (its MACs are no longer reachable through it).
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ UP, DOWN = "up", "down"
 ACTIVE, STANDBY = "active", "standby"
 MacKey = tuple[str, str]          # (Vlan<id>, MAC)
 MacRow = tuple[str, str]          # (port, type)
+ArpKey = tuple[str, str]          # (VLAN interface, IP)
+ArpRow = tuple[str, str]          # (MAC, family)
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class Session:
     last_sent: float = 0.0
     remote_interfaces: dict[str, str] = field(default_factory=dict)
     remote_macs: dict[MacKey, MacRow] = field(default_factory=dict)
+    remote_arps: dict[ArpKey, ArpRow] = field(default_factory=dict)
     ups: int = 0                                                 # times the session came up
     problem: str = ""
 
@@ -97,7 +100,9 @@ class Session:
                 raise p.ProtocolError("interfaces without states")
             self.remote_interfaces = {str(k): UP if v == UP else DOWN for k, v in states.items()}
         elif msg.kind == "macs":
-            self._macs(msg.body)
+            self._entries(msg.body, self.remote_macs)
+        elif msg.kind == "arps":
+            self._entries(msg.body, self.remote_arps)
         return False
 
     def _hello(self, body: dict[str, object]) -> bool:
@@ -111,15 +116,17 @@ class Session:
             return True
         return False
 
-    def _macs(self, body: dict[str, object]) -> None:
+    @staticmethod
+    def _entries(body: dict[str, object], table: dict[tuple[str, str], tuple[str, str]]) -> None:
+        """A ``macs`` or ``arps`` message into ``table`` ((a, b) -> (c, d) of its four-string entries)."""
         entries = p.mac_entries(body)
         if body.get("full"):
-            self.remote_macs = {}
-        for vlan, mac, port, type_ in entries:
+            table.clear()
+        for a, b, c, d in entries:
             if body.get("op") == "del":
-                self.remote_macs.pop((vlan, mac), None)
+                table.pop((a, b), None)
             else:
-                self.remote_macs[(vlan, mac)] = (port, type_)
+                table[(a, b)] = (c, d)
 
     def _inconsistent(self, hello: dict[str, object]) -> str:
         d = self.domain
@@ -143,5 +150,5 @@ class Session:
         """The connection is gone; True when the session was up."""
         was_up = self.up
         self.state, self.sent_hello, self.peer, self.problem = DOWN, False, {}, why
-        self.remote_interfaces, self.remote_macs = {}, {}
+        self.remote_interfaces, self.remote_macs, self.remote_arps = {}, {}, {}
         return was_up

@@ -14,6 +14,10 @@ APPL_DB:
 * ``LAG_TABLE|PORT_TABLE:<peer link>`` {learn_mode disable} (MACs are synced, not learnt from the peer
   link), and ``LAG_TABLE:<MCLAG interface>`` {learn_mode hardware, traffic_disable false}: only for
   interfaces that exist (a partial row must not create one).
+* ``NEIGH_TABLE:<VLAN interface>:<ip>`` {neigh, family}: the peer's ARP/ND entries (its CONFIG_DB
+  ``NEIGH`` rows on VLAN interfaces: this switch's kernel neighbours) on VLAN interfaces that exist here
+  and have no entry of their own for that address (iccpd installs the peer's ARP entries into the
+  kernel, neighsyncd takes them to APPL_DB).
 * ``INTF_TABLE:<VLAN interface>`` {mac_addr}: the system MAC in use (the active's on the standby while
   the session is up; the switch's own otherwise), for the VLAN interfaces that exist and are not
   ``MCLAG_UNIQUE_IP``.
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iccpd.session import UP, MacKey, MacRow, Session
+from iccpd.session import UP, ArpKey, ArpRow, MacKey, MacRow, Session
 
 ISO_GROUP = "MCLAG_ISO_GRP"
 RowKey = tuple[str, str]          # (table, key)
@@ -42,6 +46,7 @@ class Seen:
     vlan_interfaces: frozenset[str] = frozenset()                # in APPL_DB INTF_TABLE
     unique_ip: frozenset[str] = frozenset()
     local_macs: dict[MacKey, MacRow] = field(default_factory=dict)
+    local_arps: dict[ArpKey, ArpRow] = field(default_factory=dict)    # CONFIG_DB NEIGH on VLAN interfaces
 
 
 def is_up(oper: dict[str, str], name: str) -> bool:
@@ -89,6 +94,10 @@ def appl_rows(session: Session, seen: Seen) -> Rows:
         rows[("PORT_TABLE", d.peer_link)] = {"learn_mode": "disable"}
     for name in sorted(d.interfaces & seen.lags):
         rows[("LAG_TABLE", name)] = {"learn_mode": "hardware", "traffic_disable": "false"}
+    if session.up:
+        for (intf, ip), (mac, family) in sorted(session.remote_arps.items()):
+            if intf in seen.vlan_interfaces and (intf, ip) not in seen.local_arps:
+                rows[("NEIGH_TABLE", f"{intf}:{ip}")] = {"neigh": mac, "family": family}
     for vlan in sorted(seen.vlan_interfaces - seen.unique_ip):
         rows[("INTF_TABLE", vlan)] = {"mac_addr": session.system_mac.lower()}
     return rows

@@ -1,5 +1,5 @@
 """Two iccpd daemons, each on its own real redis-server, talking ICCP-lite over loopback TCP: the session
-comes up with the roles and the active's system MAC, MACs learnt on one appear on the other, a member
+comes up with the roles and the active's system MAC, MACs and ARP entries of one appear on the other, a member
 going down moves the peer's MACs to the peer link and lifts the isolation, and a peer that stops talking
 is timed out (and comes back)."""
 
@@ -172,3 +172,13 @@ def test_an_inconsistent_peer_is_refused(pair) -> None:
     drive((a, b), lambda: "domain 2 is not 1" in a.iccpd.session.problem)
     assert a.state("MCLAG_TABLE", "1").get("oper_status") == "down"
     assert b.state("MCLAG_TABLE", "2").get("oper_status") == "down" and not b.state("MCLAG_TABLE", "1")
+
+
+def test_arp_entries_of_one_peer_reach_the_other(pair) -> None:
+    a, b, _, _ = pair
+    neigh = Table(a.dbs["CONFIG_DB"], "NEIGH")
+    neigh.set("Vlan10|10.1.0.9", {"neigh": "00:00:00:00:00:99", "family": "IPv4"})
+    drive((a, b), lambda: b.appl("NEIGH_TABLE", "Vlan10:10.1.0.9"))
+    assert b.appl("NEIGH_TABLE", "Vlan10:10.1.0.9") == {"neigh": "00:00:00:00:00:99", "family": "IPv4"}
+    neigh.delete("Vlan10|10.1.0.9")
+    drive((a, b), lambda: not b.appl("NEIGH_TABLE", "Vlan10:10.1.0.9"))

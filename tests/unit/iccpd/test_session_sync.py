@@ -98,3 +98,16 @@ def test_isolation_takes_members_up_on_both_sides_and_state_rows_say_so():
     sets, gone = changes(rows, after)
     assert ("ISOLATION_GROUP_TABLE", "MCLAG_ISO_GRP") in gone
     assert ("MCLAG_FDB_TABLE", "Vlan10:00:00:00:00:00:AA") in gone
+
+
+def test_the_peers_arp_entries_are_written_where_this_switch_has_none():
+    s = up_session()
+    s.received(p.arps("add", [("Vlan10", "10.1.0.9", "00:00:00:00:00:09", "IPv4"),
+                              ("Vlan10", "10.1.0.8", "00:00:00:00:00:08", "IPv4"),
+                              ("Vlan20", "10.2.0.9", "00:00:00:00:00:19", "IPv4")], full=True), 0.4)
+    seen = Seen(vlan_interfaces=frozenset({"Vlan10"}),
+                local_arps={("Vlan10", "10.1.0.8"): ("00:00:00:00:00:08", "IPv4")})
+    rows = {k: v for k, v in appl_rows(s, seen).items() if k[0] == "NEIGH_TABLE"}
+    assert rows == {("NEIGH_TABLE", "Vlan10:10.1.0.9"): {"neigh": "00:00:00:00:00:09", "family": "IPv4"}}
+    s.received(p.arps("del", [("Vlan10", "10.1.0.9", "00:00:00:00:00:09", "IPv4")]), 0.5)
+    assert not any(k[0] == "NEIGH_TABLE" for k in appl_rows(s, seen))
