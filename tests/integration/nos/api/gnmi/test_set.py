@@ -128,3 +128,15 @@ def test_once_a_set_is_answered_its_events_are_read_before_the_next(client, serv
     client.set(update=[(f"{N}/PORT/Ethernet0/mtu", "1500")], encoding="json_ietf")
     assert cache is not None
     wait_until(lambda: cache._own is None and cache._known is not None)  # marker read, no Set in between
+
+
+def test_an_mclag_set_is_validated_like_any_table(client, cdb):
+    domain = {"source_ip": "10.0.0.1", "peer_ip": "10.0.0.2", "peer_link": "Ethernet4"}
+    client.set(encoding="json_ietf", update=[(f"{N}/MCLAG_DOMAIN/1", domain)])
+    assert cdb.get_entry("MCLAG_DOMAIN", "1") == domain
+    before = cdb.get_config()
+    with pytest.raises(gNMIException) as error:
+        client.set(encoding="json_ietf", update=[(f"{N}/MCLAG_DOMAIN/1/keepalive_interval", "20")])
+    details = error.value.orig_exc.details()
+    assert "MCLAG_DOMAIN|1: field 'session_timeout'" in details and "nothing applied" in details
+    assert cdb.get_config() == before

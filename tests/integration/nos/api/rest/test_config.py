@@ -203,3 +203,18 @@ def test_the_openapi_document_describes_what_the_write_routes_read(client: TestC
     assert spec["components"]["schemas"]["PatchOperation"]["required"] == ["op", "path"]
     put = spec["paths"]["/api/v1/config/{table}/{key}"]["put"]["requestBody"]["content"]
     assert set(put) == {"application/json"} and put["application/json"]["schema"]["type"] == "object"
+
+
+def test_mclag_tables_go_through_the_same_validated_transactions(client: TestClient, cdb: ConfigDBConnector) -> None:
+    domain = {"source_ip": "10.0.0.1", "peer_ip": "10.0.0.2", "keepalive_interval": "1", "session_timeout": "30"}
+    assert client.put("/api/v1/config/MCLAG_DOMAIN/1", json=domain).status_code == 200
+    before = cdb.get_config()
+    timers = client.patch("/api/v1/config", json=[{"op": "replace", "path": "/MCLAG_DOMAIN/1/keepalive_interval",
+                                                    "value": "11"}])
+    assert timers.status_code == 400 and "/MCLAG_DOMAIN/1/session_timeout" in {
+        e["error-path"] for e in errors_of(timers)}
+    second = client.post("/api/v1/config/MCLAG_DOMAIN/2", json=domain)
+    assert second.status_code == 400 and "MCLAG_DOMAIN" in str(errors_of(second))
+    member = client.put("/api/v1/config/MCLAG_INTERFACE/1%7CEthernet0", json={"if_type": "PortChannel"})
+    assert member.status_code == 400 and "if_name" in str(errors_of(member))
+    assert cdb.get_config() == before
