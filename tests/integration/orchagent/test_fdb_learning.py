@@ -77,10 +77,16 @@ def vlan_oid(raw, vid: int) -> str:
 @pytest.fixture
 def l2(orchagent, dbs, raw):
     """Vlan2 with Ethernet0 and Ethernet4 untagged members."""
-    agent = orchagent(PortOrch, VlanOrch, FdbOrch)
+    return vlan2(orchagent, dbs, raw)
+
+
+def vlan2(orchagent, dbs, raw, *more_orchs, tables=("FDB_TABLE",)):
+    """PortOrch, VlanOrch, FdbOrch (and ``more_orchs``) with Vlan2 of Ethernet0 and Ethernet4 untagged;
+    (agent, producers for the VLAN tables and ``tables``, Vlan2's oid, the ports' bridge ports)."""
+    agent = orchagent(PortOrch, VlanOrch, FdbOrch, *more_orchs)
     boot_ports(agent, dbs, 2)
     tables = {name: ProducerStateTable(dbs["APPL_DB"], name)
-              for name in ("VLAN_TABLE", "VLAN_MEMBER_TABLE", "FDB_TABLE")}
+              for name in ("VLAN_TABLE", "VLAN_MEMBER_TABLE", *tables)}
     tables["VLAN_TABLE"].set("Vlan2", {"admin_status": "up"})
     for port in ("Ethernet0", "Ethernet4"):
         tables["VLAN_MEMBER_TABLE"].set(f"Vlan2:{port}", {"tagging_mode": "untagged"})

@@ -9,14 +9,11 @@ import json
 
 import pytest
 
-from nos.db import NotificationProducer, ProducerStateTable, Table
+from nos.db import NotificationProducer, Table
 from orchagent.core.events import OperChanged
 from orchagent.orchs.fdb import FdbOrch
 from orchagent.orchs.mlag import MlagOrch
-from orchagent.orchs.port import PortOrch
-from orchagent.orchs.vlan import VlanOrch
-from tests.integration.orchagent.conftest import boot_ports
-from tests.integration.orchagent.test_fdb_learning import fdb_entries, notice, vlan_oid
+from tests.integration.orchagent.test_fdb_learning import fdb_entries, notice, vlan2
 
 pytestmark = pytest.mark.integration
 
@@ -28,18 +25,7 @@ STATE = "Vlan2:3c:85:99:5e:00:01"
 @pytest.fixture
 def l2(orchagent, dbs, raw):
     """Vlan2 with Ethernet0 and Ethernet4 untagged members; MlagOrch wired."""
-    agent = orchagent(PortOrch, VlanOrch, FdbOrch, MlagOrch)
-    boot_ports(agent, dbs, 2)
-    tables = {name: ProducerStateTable(dbs["APPL_DB"], name)
-              for name in ("VLAN_TABLE", "VLAN_MEMBER_TABLE", "FDB_TABLE", "MCLAG_FDB_TABLE")}
-    tables["VLAN_TABLE"].set("Vlan2", {"admin_status": "up"})
-    for port in ("Ethernet0", "Ethernet4"):
-        tables["VLAN_MEMBER_TABLE"].set(f"Vlan2:{port}", {"tagging_mode": "untagged"})
-    registry = agent.deps.registry
-    agent.drive(lambda: all(registry.get(p) and registry.get(p).bridge_port and 2 in registry.get(p).vlans
-                            for p in ("Ethernet0", "Ethernet4")))
-    bridge_ports = {p: registry.get(p).bridge_port for p in ("Ethernet0", "Ethernet4")}
-    return agent, tables, vlan_oid(raw, 2), bridge_ports
+    return vlan2(orchagent, dbs, raw, MlagOrch, tables=("FDB_TABLE", "MCLAG_FDB_TABLE"))
 
 
 def entry(raw, bvid):
