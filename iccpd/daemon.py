@@ -8,6 +8,10 @@ checked; what changed locally (MCLAG interface states, learnt MACs) is told to t
 databases when the daemon starts count as written, so a restarted iccpd reconciles instead of
 duplicating).
 
+A connection the standby accepts is vetted before it counts: it must say a hello that matches the domain
+within ``VET_S``; until then (and if it never does) the session in place is left alone, so a stray or
+hostile client on port 8888 cannot end it.
+
 A MAC learnt here that ``sync`` moves to the peer link leaves STATE_DB FDB_TABLE (FdbOrch lists peer MACs
 elsewhere); it is kept here as local while it is moved, so that the move does not read as the host
 leaving.
@@ -35,6 +39,8 @@ log = logging.getLogger(__name__)
 
 TICK_S = 0.1
 RECONNECT_S = 1.0
+VET_S = 5.0            # an accepted connection has this long to say a matching hello
+MAX_PENDING = 8
 FOLLOWED = ((CONFIG_DB, "MCLAG_DOMAIN"), (CONFIG_DB, "MCLAG_INTERFACE"), (CONFIG_DB, "MCLAG_UNIQUE_IP"),
             (CONFIG_DB, "DEVICE_METADATA"), (CONFIG_DB, "VLAN_INTERFACE"), (CONFIG_DB, "NEIGH"),
             (STATE_DB, "FDB_TABLE"), (STATE_DB, "LAG_TABLE"), (STATE_DB, "PORT_TABLE"))
@@ -81,6 +87,7 @@ class Iccpd:
         self.session: Session | None = None
         self.listener: Listener | None = None
         self.conn: Connection | None = None
+        self.pending: list[tuple[Connection, float]] = []   # accepted, not yet vetted (see the docstring)
         self.runner: Runner | None = None
         self.next_connect = 0.0
         self.held_local: dict[MacKey, MacRow] = {}     # local MACs moved to the peer link (see the docstring)
@@ -181,18 +188,56 @@ class Iccpd:
                 return
             if self.runner is not None:
                 self.runner.add_selectable(self.listener, self.dirty_now, "iccp listener")
-        if self.listener is not None and self.listener.accepted:
-            newest = self.listener.accepted.pop()
-            for extra in self.listener.accepted:
-                extra.close("a newer connection replaced it")
-            self.listener.accepted = []
-            self._drop_connection("the peer connected again")
-            self._adopt(newest, now)
+        if self.listener is not None:
+            self._vet(now)
         if not standby and self.conn is None and now >= self.next_connect:
             self.next_connect = now + RECONNECT_S
             conn = connect(self.address(s.domain.peer_ip), self.port)
             if conn is not None:
                 self._adopt(conn, now)
+
+    def _vet(self, now: float) -> None:
+        """Accepted connections become the session's once their first message is a matching hello."""
+        assert self.listener is not None and self.session is not None
+        for conn in self.listener.accepted:
+            if len(self.pending) >= MAX_PENDING:
+                conn.close("too many connections waiting for a hello")
+                continue
+            self.pending.append((conn, now + VET_S))
+            if self.runner is not None:
+                self.runner.add_selectable(conn, self.dirty_now, "iccp connection (vetting)")
+        self.listener.accepted = []
+        keep = []
+        for conn, deadline in self.pending:
+            verdict = self._verdict(conn, now, deadline)
+            if verdict == "wait":
+                keep.append((conn, deadline))
+                continue
+            if self.runner is not None:
+                self.runner.remove_selectable(conn)
+            if verdict == "ok":
+                self._drop_connection("the peer connected again")
+                self._adopt(conn, now)
+            else:
+                log.warning("iccpd.connection_refused reason=%s", verdict)
+                conn.send([p.Message("refused", {"reason": verdict})])
+                conn.close(verdict)
+        self.pending = keep
+
+    def _verdict(self, conn: Connection, now: float, deadline: float) -> str:
+        """"ok", "wait", or why the connection is refused."""
+        assert self.session is not None
+        if conn.lines:
+            try:
+                msg = p.decode(conn.lines[0])
+            except p.ProtocolError as exc:
+                return str(exc)
+            if msg.kind != "hello":
+                return f"{msg.kind} before hello"
+            return self.session.check_hello(msg.body) or "ok"
+        if conn.closed:
+            return conn.closed
+        return "wait" if now < deadline else f"no hello within {VET_S:g} s"
 
     def dirty_now(self) -> None:
         self.dirty = True
@@ -331,6 +376,8 @@ class Iccpd:
 
     def close(self) -> None:
         self._drop_connection("iccpd stopping")
+        for conn, _ in self.pending:
+            conn.close("iccpd stopping")
         if self.listener is not None:
             self.listener.close()
 

@@ -105,6 +105,10 @@ class Session:
             self._entries(msg.body, self.remote_arps)
         return False
 
+    def check_hello(self, body: dict[str, object]) -> str:
+        """Why a hello is not this session's peer's ("" when it is)."""
+        return self._inconsistent(body)
+
     def _hello(self, body: dict[str, object]) -> bool:
         why = self._inconsistent(body)
         if why:

@@ -169,7 +169,7 @@ def test_an_inconsistent_peer_is_refused(pair) -> None:
     domains = Table(b.dbs["CONFIG_DB"], "MCLAG_DOMAIN")
     domains.delete("1")
     domains.set("2", {"source_ip": "10.0.0.2", "peer_ip": "10.0.0.1", "peer_link": "PortChannel99"})
-    drive((a, b), lambda: "domain 2 is not 1" in a.iccpd.session.problem)
+    drive((a, b), lambda: "refused the session: domain 1 is not 2" in a.iccpd.session.problem)
     assert a.state("MCLAG_TABLE", "1").get("oper_status") == "down"
     assert b.state("MCLAG_TABLE", "2").get("oper_status") == "down" and not b.state("MCLAG_TABLE", "1")
 
@@ -182,3 +182,23 @@ def test_arp_entries_of_one_peer_reach_the_other(pair) -> None:
     assert b.appl("NEIGH_TABLE", "Vlan10:10.1.0.9") == {"neigh": "00:00:00:00:00:99", "family": "IPv4"}
     neigh.delete("Vlan10|10.1.0.9")
     drive((a, b), lambda: not b.appl("NEIGH_TABLE", "Vlan10:10.1.0.9"))
+
+
+def test_garbage_on_the_iccp_port_does_not_end_the_session(pair) -> None:
+    a, b, port, _ = pair
+    drive((a, b), lambda: b.state("MCLAG_TABLE", "1").get("oper_status") == "up")
+    strangers = [socket.create_connection(("127.0.0.1", port)) for _ in range(3)]
+    strangers[0].sendall(b"\x00\xffnot json\n")
+    strangers[1].sendall(b'{"kind":"heartbeat"}\n')
+    strangers[2].sendall(b'{"kind":"hello","domain":"1","source_ip":"10.9.9.9","peer_ip":"10.0.0.2"}\n')
+    try:
+        for _ in range(50):
+            a.step()
+            b.step()
+        assert b.state("MCLAG_TABLE", "1").get("oper_status") == "up" and not b.iccpd.pending
+        for sock in strangers:                      # each was refused and closed
+            sock.settimeout(2)
+            assert b"refused" in sock.recv(4096)
+    finally:
+        for sock in strangers:
+            sock.close()
