@@ -20,18 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastpath.model import dcqcn, nic, pfc, rates, watchdog, wred
+from fastpath.model import dcqcn, nic, pfc, rates, settle, watchdog, wred
 from fastpath.model.buffers import Occupancy, occupancy, pool_rates, threshold_rates
 from fastpath.model.fluid import bins, contents, crossing, decay, falling
 from fastpath.model.inputs import Flows, Nics, RunConfig
 from fastpath.model.layout import Layout, build_layout
 from fastpath.model.result import Result
 from fastpath.model.series import Sampler
+from fastpath.model.settle import MIN_STEP
 from fastpath.model.tally import Watermarks, assemble
-from fastpath.tables import F64, N_TC, B, Tables
+from fastpath.tables import F64, I64, N_TC, B, Tables
 
 TOL = 1.0             # bytes: "at a threshold"
-MIN_STEP = 1e-10      # seconds
 PROGRESS_EVERY = 64   # steps
 
 
@@ -159,57 +159,43 @@ def _mark_prob(run: Run, depth: F64) -> F64:
     return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
 
 
-def _mark_rate(run: Run, p0: F64, r: rates.Rates) -> F64:
-    """Expected marked packets per second each flow receives at the step's start."""
+def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
+                p0: F64, adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
+    """Expected marked packets per second each flow will receive over a step of ``dt`` from rates
+    ``adm``/``dep`` at its start (per row: flows, or segments summed per ``owner``): its departures x the
+    mean marking probability of the step's two ends, the end depth extrapolated from the start's rates."""
+    n_q = len(q_buf0)
+    q_rate = bins(qid, beta * (adm - dep), n_q)
+    per = np.where(ecn, dep / pkt_wire, 0.0)
+
+    def marks(dt: float) -> F64:
+        p1 = wred.prob(np.maximum(q_buf0 + q_rate * dt, 0.0), wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
+        rows = per * (0.5 * (p0 + p1))[qid]
+        return rows if owner is None else bins(owner, rows, n_owners)
+    return marks
+
+
+def _marks(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> Callable[[float], F64]:
     lay = run.lay
     if not run.has_wred:
-        return np.zeros(lay.n_flows)
-    return np.asarray(np.where(run.flows.ecn_capable, r.dep * p0[lay.qid] / lay.pkt_wire, 0.0))
+        zero = np.zeros(lay.n_flows)
+        return lambda dt: zero
+    return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, p0, r.adm,
+                       r.dep, None, lay.n_flows)
 
 
-def _step_length(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> tuple[float, bool]:
-    """(step length, whether the cap set it)."""
+def _step_length(run: Run, occ: Occupancy, r: rates.Rates) -> tuple[float, bool]:
+    """(step length, whether the cap set it), DCQCN's events aside (``settle``)."""
     cfg = run.cfg
     events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
     if run.has_storms:
         events.append(watchdog.next_event(run.storms, run.t) - run.t)
-    if run.has_dcqcn:
-        events.append(dcqcn.due(run.dq, cfg.dcqcn, r.send * 8.0, _mark_rate(run, p0, r), run.t, cfg.timer_grid_s,
-                                run.fs.phase == nic.SENDING) - run.t)
     event = min(events)
     return (max(event, MIN_STEP), False) if event < run.cap else (run.cap, True)
 
 
 def _rates(run: Run, occ: Occupancy, caps: F64) -> rates.Rates:
     return rates.compute(run.lay, occ, caps, run.fs.content, run.pfc, _control(run), run.wt, run.cap, TOL)
-
-
-STRETCH_ROUNDS = 3    # senders sped up past the step's end by a stretch join it, at most this often
-
-
-def _stretch(run: Run, occ: Occupancy, r: rates.Rates, caps: F64, p0: F64, dt: float,
-             capped: bool) -> tuple[rates.Rates, float, bool]:
-    """Senders whose end this step merges late (at ``r`` they would send their last byte before
-    ``dt``) send the rest evenly over the step instead: slower than they could, never sooner. The rates
-    are computed again with those caps; senders the others' slowing lets finish before ``dt`` are
-    slowed the same way. When something at the new rates still comes before ``dt`` (a queue emptying,
-    a threshold), nothing is merged and the step ends at the first sender's end instead."""
-    fs = run.fs
-    sending = (fs.phase == nic.SENDING) & (r.send > 0)
-    t_send = np.divide(fs.remaining, r.send, out=np.full(len(sending), np.inf), where=sending)
-    late = sending & (t_send * (1.0 + 1e-9) < dt)
-    if not late.any():
-        return r, dt, capped
-    for _ in range(STRETCH_ROUNDS):
-        r2 = _rates(run, occ, np.where(late, np.minimum(caps, fs.remaining / dt), caps))
-        sooner = (fs.phase == nic.SENDING) & ~late & (r2.send * dt > fs.remaining * (1.0 + 1e-9))
-        if not sooner.any():
-            dt2, _ = _step_length(run, occ, r2, p0)
-            if dt2 >= dt * (1.0 - 1e-9):
-                return r2, dt, False
-            break
-        late |= sooner
-    return r, max(float(t_send.min()), MIN_STEP), False
 
 
 def _same(a: F64, b: F64) -> bool:
@@ -227,8 +213,8 @@ def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
     run.last = r
 
 
-def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> tuple[F64, F64]:
-    """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, marked packets)."""
+def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> F64:
+    """Advance the flows' bytes by ``dt`` (counting ECN marks); returns the queue frame bytes at the end."""
     fs, lay = run.fs, run.lay
     q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
     b1 = contents(fs.content, r.adm, lay.qid, occ.q_wire, q1, r.arrive, rho)
@@ -245,12 +231,10 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> 
     run.q_arrived += r.arrive * dt
     run.q_removed += bins(lay.qid, left, n_q)
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
-    if not run.has_wred:
-        return q_buf1, np.zeros(0)
-    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
-    marked = np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
-    fs.marks += marked
-    return q_buf1, marked
+    if run.has_wred:
+        p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+        fs.marks += np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
+    return q_buf1
 
 
 def _flush(run: Run, nics_flushed: B) -> None:
@@ -305,12 +289,14 @@ def step(run: Run) -> None:
     caps = _caps(run)
     r = _rates(run, occ, caps)
     p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
-    dt, capped = _step_length(run, occ, r, p0)
-    r, dt, capped = _stretch(run, occ, r, caps, p0, dt, capped)
+    dt, capped = _step_length(run, occ, r)
+    plan = settle.settle(run.fs, run.dq if run.has_dcqcn else None, cfg.dcqcn, lay.line, run.t, r, caps, dt, capped,
+                         lambda c: _rates(run, occ, c), lambda rr: _step_length(run, occ, rr), _marks(run, occ, r, p0))
+    r, dt, capped = plan.rates, plan.dt, plan.capped
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    q_buf1 = _integrate(run, occ, r, dt, p0)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
@@ -324,8 +310,8 @@ def step(run: Run) -> None:
         flush = watchdog.record(lay, run.storms, t1)
         if flush.any():
             _flush(run, flush)
-    if run.has_dcqcn:
-        dcqcn.react(run.dq, cfg.dcqcn, marked, r.send * dt, t0, t1)
+    if plan.window is not None:
+        run.dq = dcqcn.commit(run.dq, plan.window)
     if pfc.transition(lay, run.pfc, _occupancy(run), t1, TOL):
         run.occ = None
     _finish_flows(run)
