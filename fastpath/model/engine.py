@@ -60,6 +60,7 @@ class Run:
     occ: Occupancy | None = None          # occupancy at ``t``, when still valid
     last: rates.Rates | None = None       # the previous step's rates
     calm: bool = False                    # the previous step ended at the cap with nothing changing
+    pend: settle.Pending | None = None    # the DCQCN window in progress
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig) -> Run:
@@ -94,8 +95,10 @@ def _control(run: Run) -> watchdog.QueueControl:
 
 def _caps(run: Run) -> F64:
     sending = run.fs.phase == nic.SENDING
-    limit = np.minimum(run.dq.rc / 8.0, run.lay.line) if run.has_dcqcn else run.lay.line
-    return np.where(sending, limit, 0.0)
+    if not run.has_dcqcn:
+        return np.where(sending, run.lay.line, 0.0)
+    rc = run.pend.rc if run.pend is not None else run.dq.rc
+    return np.where(sending, np.minimum(rc / 8.0, run.lay.line), 0.0)
 
 
 def _flow_ends(run: Run, r: rates.Rates) -> float:
@@ -175,9 +178,10 @@ def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: 
     return marks
 
 
-def _marks(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> Callable[[float], F64]:
-    lay = run.lay
-    if not run.has_wred:
+def _marks(run: Run, occ: Occupancy, p0: F64) -> Callable[[float], F64]:
+    """Marks ahead from the previous step's rates (none before the first step)."""
+    lay, r = run.lay, run.last
+    if not run.has_wred or r is None:
         zero = np.zeros(lay.n_flows)
         return lambda dt: zero
     return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, p0, r.adm,
@@ -185,9 +189,11 @@ def _marks(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> Callable[[float
 
 
 def _step_length(run: Run, occ: Occupancy, r: rates.Rates) -> tuple[float, bool]:
-    """(step length, whether the cap set it), DCQCN's events aside (``settle``)."""
+    """(step length, whether the cap set it); a DCQCN window's end is an event, its flows' events are not."""
     cfg = run.cfg
     events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
+    if run.pend is not None:
+        events.append(run.pend.end - run.t)
     if run.has_storms:
         events.append(watchdog.next_event(run.storms, run.t) - run.t)
     event = min(events)
@@ -213,8 +219,8 @@ def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
     run.last = r
 
 
-def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> F64:
-    """Advance the flows' bytes by ``dt`` (counting ECN marks); returns the queue frame bytes at the end."""
+def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> tuple[F64, F64]:
+    """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, ECN-marked packets)."""
     fs, lay = run.fs, run.lay
     q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
     b1 = contents(fs.content, r.adm, lay.qid, occ.q_wire, q1, r.arrive, rho)
@@ -231,10 +237,12 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> 
     run.q_arrived += r.arrive * dt
     run.q_removed += bins(lay.qid, left, n_q)
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
-    if run.has_wred:
-        p = 0.5 * (p0 + _mark_prob(run, q_buf1))
-        fs.marks += np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
-    return q_buf1
+    if not run.has_wred:
+        return q_buf1, np.zeros(lay.n_flows)
+    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+    marked = np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
+    fs.marks += marked
+    return q_buf1, marked
 
 
 def _flush(run: Run, nics_flushed: B) -> None:
@@ -286,17 +294,21 @@ def step(run: Run) -> None:
     """One adaptive step."""
     lay, cfg = run.lay, run.cfg
     occ = _occupancy(run)
+    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
+    if run.has_dcqcn and run.pend is None:
+        send = run.last.send if run.last is not None else np.zeros(lay.n_flows)
+        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, p0)(cfg.dcqcn_window_s), send,
+                                      run.t, cfg.dcqcn_window_s)
     caps = _caps(run)
     r = _rates(run, occ, caps)
-    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
     dt, capped = _step_length(run, occ, r)
-    plan = settle.settle(run.fs, run.dq if run.has_dcqcn else None, cfg.dcqcn, lay.line, run.t, r, caps, dt, capped,
-                         lambda c: _rates(run, occ, c), lambda rr: _step_length(run, occ, rr), _marks(run, occ, r, p0))
-    r, dt, capped = plan.rates, plan.dt, plan.capped
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, r.send, dt, capped)
+    r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
+                                   lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1 = _integrate(run, occ, r, dt, p0)
+    q_buf1, marked = _integrate(run, occ, r, dt, p0)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
@@ -310,8 +322,8 @@ def step(run: Run) -> None:
         flush = watchdog.record(lay, run.storms, t1)
         if flush.any():
             _flush(run, flush)
-    if plan.window is not None:
-        run.dq = dcqcn.commit(run.dq, plan.window)
+    if run.pend is not None:
+        run.dq, run.pend = settle.step_done(run.dq, cfg.dcqcn, run.pend, run.fs, marked, r.send * dt, t1)
     if pfc.transition(lay, run.pfc, _occupancy(run), t1, TOL):
         run.occ = None
     _finish_flows(run)

@@ -76,6 +76,7 @@ class HopRun:
     occ: Occupancy | None = None
     last: hop_rates.HopRates | None = None
     calm: bool = False
+    pend: settle.Pending | None = None    # the DCQCN window in progress
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig) -> HopRun:
@@ -114,8 +115,10 @@ def _control(run: HopRun) -> watchdog.QueueControl:
 
 def _caps(run: HopRun) -> F64:
     sending = run.fs.phase == nic.SENDING
-    limit = np.minimum(run.dq.rc / 8.0, run.flow.line) if run.has_dcqcn else run.flow.line
-    return np.where(sending, limit, 0.0)
+    if not run.has_dcqcn:
+        return np.where(sending, run.flow.line, 0.0)
+    rc = run.pend.rc if run.pend is not None else run.dq.rc
+    return np.where(sending, np.minimum(rc / 8.0, run.flow.line), 0.0)
 
 
 def _tail_seg(run: HopRun) -> I64:
@@ -181,10 +184,11 @@ def _mark_prob(run: HopRun, depth: F64) -> F64:
     return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
 
 
-def _marks(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, p0: F64) -> Callable[[float], F64]:
-    """Expected marked packets per second each flow will receive (summed over its hops)."""
-    seg, n = run.seg, run.flows.n
-    if not run.has_wred:
+def _marks(run: HopRun, occ: Occupancy, p0: F64) -> Callable[[float], F64]:
+    """Expected marked packets per second each flow will receive (summed over its hops), from the
+    previous step's rates (none before the first step)."""
+    seg, n, r = run.seg, run.flows.n, run.last
+    if not run.has_wred or r is None:
         zero = np.zeros(n)
         return lambda dt: zero
     return marks_ahead(run.wt, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
@@ -194,6 +198,8 @@ def _marks(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, p0: F64) -> Calla
 def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> tuple[float, bool]:
     cfg = run.cfg
     events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
+    if run.pend is not None:
+        events.append(run.pend.end - run.t)
     if run.has_storms:
         events.append(watchdog.next_event(run.storms, run.t) - run.t)
     event = min(events)
@@ -234,8 +240,8 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
     arrived[segs] = left[prev]
 
 
-def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0: F64) -> F64:
-    """Advance every segment by ``dt`` (counting ECN marks); returns the queue frame bytes at the end."""
+def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0: F64) -> tuple[F64, F64]:
+    """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
     fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
     n_q = len(occ.q_wire)
     q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
@@ -260,10 +266,12 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0
     run.q_arrived += bins(seg.qid, added, n_q)
     run.q_removed += bins(seg.qid, left, n_q)
     q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
-    if run.has_wred:
-        p = 0.5 * (p0 + _mark_prob(run, q_buf1))
-        ss.marks += np.where(run.flows.ecn_capable[ch.seg_flow], left * p[seg.qid] / seg.pkt_wire, 0.0)
-    return q_buf1
+    if not run.has_wred:
+        return q_buf1, np.zeros(run.flows.n)
+    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p[seg.qid] / seg.pkt_wire, 0.0)
+    ss.marks += marked
+    return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
 
 
 def _flush(run: HopRun, nics_flushed: B) -> None:
@@ -343,18 +351,21 @@ def step(run: HopRun) -> None:
     """One adaptive step (``engine.step`` over segments)."""
     seg, cfg = run.seg, run.cfg
     occ = _occupancy(run)
+    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
+    if run.has_dcqcn and run.pend is None:
+        send = run.last.send if run.last is not None else np.zeros(run.flows.n)
+        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, p0)(cfg.dcqcn_window_s), send,
+                                      run.t, cfg.dcqcn_window_s)
     caps = _caps(run)
     r = _rates(run, occ, caps)
-    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
     dt, capped = _step_length(run, occ, r)
-    plan = settle.settle(run.fs, run.dq if run.has_dcqcn else None, cfg.dcqcn, run.flow.line, run.t, r, caps, dt,
-                         capped, lambda c: _rates(run, occ, c), lambda rr: _step_length(run, occ, rr),
-                         _marks(run, occ, r, p0))
-    r, dt, capped = plan.rates, plan.dt, plan.capped
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, r.send, dt, capped)
+    r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
+                                   lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1 = _integrate(run, occ, r, dt, p0)
+    q_buf1, marked = _integrate(run, occ, r, dt, p0)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
@@ -368,8 +379,8 @@ def step(run: HopRun) -> None:
         flush = watchdog.record(seg, run.storms, t1)
         if flush.any():
             _flush(run, flush)
-    if plan.window is not None:
-        run.dq = dcqcn.commit(run.dq, plan.window)
+    if run.pend is not None:
+        run.dq, run.pend = settle.step_done(run.dq, cfg.dcqcn, run.pend, run.fs, marked, r.send * dt, t1)
     if pfc.transition(seg, run.pfc, _occupancy(run), t1, TOL):
         run.occ = None
     _finish_flows(run)

@@ -173,6 +173,7 @@ class RunConfig:
     max_step_s: float = 50e-6
     max_steady_step_s: float = 1e-3   # the cap doubles up to this while every rate stays unchanged
     timer_grid_s: float = 5e-6
+    dcqcn_window_s: float = 25e-6     # DCQCN's events are taken in windows of this (fastpath.model.settle)
     max_samples: int = 2000
     merge_abs_s: float = 1e-6         # a flow's end may come this much late (or merge_rel of its age)
     merge_rel: float = 0.01           # so that flows ending close together share one step
