@@ -157,13 +157,8 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
     return min(events)
 
 
-def _mark_prob(run: Run, depth: F64) -> F64:
-    wt = run.wt
-    return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
-
-
 def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
-                p0: F64, adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
+                adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
     """Expected marked packets per second each flow will receive over a step of ``dt`` from rates
     ``adm``/``dep`` at its start (per row: flows, or segments summed per ``owner``): its departures x the
     mean marking probability of the step's two ends, the end depth extrapolated from the start's rates."""
@@ -172,19 +167,20 @@ def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: 
     per = np.where(ecn, dep / pkt_wire, 0.0)
 
     def marks(dt: float) -> F64:
-        p1 = wred.prob(np.maximum(q_buf0 + q_rate * dt, 0.0), wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
-        rows = per * (0.5 * (p0 + p1))[qid]
+        p = wred.mean_prob(q_buf0, np.maximum(q_buf0 + q_rate * dt, 0.0), wt.wred_min, wt.wred_max, wt.wred_prob,
+                           wt.wred_ecn)
+        rows = per * p[qid]
         return rows if owner is None else bins(owner, rows, n_owners)
     return marks
 
 
-def _marks(run: Run, occ: Occupancy, p0: F64) -> Callable[[float], F64]:
-    """Marks ahead from the previous step's rates (none before the first step)."""
-    lay, r = run.lay, run.last
+def _marks(run: Run, occ: Occupancy, r: rates.Rates | None) -> Callable[[float], F64]:
+    """Marks ahead from the rates ``r`` (None: none)."""
+    lay = run.lay
     if not run.has_wred or r is None:
         zero = np.zeros(lay.n_flows)
         return lambda dt: zero
-    return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, p0, r.adm,
+    return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, r.adm,
                        r.dep, None, lay.n_flows)
 
 
@@ -219,7 +215,7 @@ def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
     run.last = r
 
 
-def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> tuple[F64, F64]:
+def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64, F64]:
     """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, ECN-marked packets)."""
     fs, lay = run.fs, run.lay
     q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
@@ -239,7 +235,8 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> 
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(lay.n_flows)
-    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+    wt = run.wt
+    p = wred.mean_prob(occ.q_buf, q_buf1, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
     marked = np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
     fs.marks += marked
     return q_buf1, marked
@@ -294,21 +291,20 @@ def step(run: Run) -> None:
     """One adaptive step."""
     lay, cfg = run.lay, run.cfg
     occ = _occupancy(run)
-    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
     if run.has_dcqcn and run.pend is None:
         send = run.last.send if run.last is not None else np.zeros(lay.n_flows)
-        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, p0)(cfg.dcqcn_window_s), send,
+        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, run.last)(cfg.dcqcn_window_s), send,
                                       run.t, cfg.dcqcn_window_s)
     caps = _caps(run)
     r = _rates(run, occ, caps)
     dt, capped = _step_length(run, occ, r)
-    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, r.send, dt, capped)
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, _marks(run, occ, r), r.send, dt, capped)
     r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
                                    lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]

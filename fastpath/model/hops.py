@@ -179,20 +179,15 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
     return min(events)
 
 
-def _mark_prob(run: HopRun, depth: F64) -> F64:
-    wt = run.wt
-    return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
-
-
-def _marks(run: HopRun, occ: Occupancy, p0: F64) -> Callable[[float], F64]:
-    """Expected marked packets per second each flow will receive (summed over its hops), from the
-    previous step's rates (none before the first step)."""
-    seg, n, r = run.seg, run.flows.n, run.last
+def _marks(run: HopRun, occ: Occupancy, r: hop_rates.HopRates | None) -> Callable[[float], F64]:
+    """Expected marked packets per second each flow will receive (summed over its hops) at the rates
+    ``r`` (None: none)."""
+    seg, n = run.seg, run.flows.n
     if not run.has_wred or r is None:
         zero = np.zeros(n)
         return lambda dt: zero
     return marks_ahead(run.wt, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
-                       p0, r.adm, r.dep, run.ch.seg_flow, n)
+                       r.adm, r.dep, run.ch.seg_flow, n)
 
 
 def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> tuple[float, bool]:
@@ -240,7 +235,7 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
     arrived[segs] = left[prev]
 
 
-def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0: F64) -> tuple[F64, F64]:
+def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) -> tuple[F64, F64]:
     """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
     fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
     n_q = len(occ.q_wire)
@@ -268,7 +263,8 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0
     q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(run.flows.n)
-    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
+    wt = run.wt
+    p = wred.mean_prob(occ.q_buf, q_buf1, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
     marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p[seg.qid] / seg.pkt_wire, 0.0)
     ss.marks += marked
     return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
@@ -351,21 +347,20 @@ def step(run: HopRun) -> None:
     """One adaptive step (``engine.step`` over segments)."""
     seg, cfg = run.seg, run.cfg
     occ = _occupancy(run)
-    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
     if run.has_dcqcn and run.pend is None:
         send = run.last.send if run.last is not None else np.zeros(run.flows.n)
-        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, p0)(cfg.dcqcn_window_s), send,
+        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, run.last)(cfg.dcqcn_window_s), send,
                                       run.t, cfg.dcqcn_window_s)
     caps = _caps(run)
     r = _rates(run, occ, caps)
     dt, capped = _step_length(run, occ, r)
-    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, r.send, dt, capped)
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, _marks(run, occ, r), r.send, dt, capped)
     r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
                                    lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]

@@ -69,7 +69,6 @@ class Pending:
     end: float
     rc: F64              # each flow's Rc for the window's steps, bit/s (its predicted mean)
     live: B              # flows whose events the window takes
-    marks: F64           # (predicted, for a quiet window's check) marked packets per second
     got: F64             # marked packets the flows received so far in the window
     sent: F64            # wire bytes they sent so far
 
@@ -87,15 +86,16 @@ def open_window(dq: dcqcn.DcqcnState, params: DcqcnParams, fs: nic.FlowState, ma
     quiet = win.first >= win.end
     n = len(marks)
     return Pending(t0=t0, end=np.inf if quiet else win.end, rc=dq.rc if quiet else win.mean_rc, live=live,
-                   marks=marks, got=np.zeros(n), sent=np.zeros(n))
+                   got=np.zeros(n), sent=np.zeros(n))
 
 
-def quiet_step(dq: dcqcn.DcqcnState, params: DcqcnParams, pend: Pending | None, send: F64, dt: float,
-               capped: bool) -> tuple[float, bool]:
-    """The step of ``dt`` in a quiet window: shortened to where an Rc would first change inside it."""
+def quiet_step(dq: dcqcn.DcqcnState, params: DcqcnParams, pend: Pending | None, marks: Callable[[float], F64],
+               send: F64, dt: float, capped: bool) -> tuple[float, bool]:
+    """The step of ``dt`` in a quiet window: shortened to where an Rc would first change inside it, with
+    the marks (``marks(dt)``, per second) and bytes (``send``) predicted from the step's own rates."""
     if pend is None or np.isfinite(pend.end):
         return dt, capped
-    win = dcqcn.advance(dq, params, pend.live, pend.marks, send, pend.t0, pend.t0 + dt)
+    win = dcqcn.advance(dq, params, pend.live, marks(dt), send, pend.t0, pend.t0 + dt)
     if win.first < win.end:
         return max(win.first - pend.t0, MIN_STEP), False
     return dt, capped
