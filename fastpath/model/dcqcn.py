@@ -13,16 +13,17 @@
   rate: stage < F: fast recovery Rc = (Rt + Rc) / 2; stage = F: additive, Rt += AI; stage > F: hyper,
   Rt += HAI; then Rc = (Rt + Rc) / 2 and stage += 1 (Rt capped at line rate).
 
-Events inside a step (``advance``): every flow's events are taken at their own times, in order, however
-many fall in the step (no grid); a flow's sending cap for the step is the time average of its Rc over
-the step, so the bytes a flow may send in a step are those its Rc allows, and a step no longer ends
-at each of the flows' events (64 flows cut and raise their rates at their own phases every ~50 us).
+Events over a window (``advance``): every flow's events in a span of time are taken at their own
+times, in order (no grid), from its expected marks and bytes per second over the span; the result is
+the state at the span's end and each flow's mean Rc over it. The stepping loops use it in windows of
+several steps (``fastpath.model.settle``), so that 64 flows cutting and raising their rates at their
+own phases every ~50 us do not each end a step.
 
 Approximations, stated: CNPs act when the marks reach the sender (no return-path delay: a few
-microseconds against the 50 us CNP spacing); within a step the marks arrive at a constant rate,
-predicted at the step's start (its departures x the mean marking probability of the step's two ends);
-a rate change inside a step is spread over the step (the mean is exact, its timing within the step
-is not: at most one step, ``RunConfig.max_step_s``, early or late).
+microseconds against the 50 us CNP spacing); within a window a flow's marks arrive at a constant rate
+(the window's marks / its length); a rate change inside a window is spread over the window (the flow
+sends the bytes its Rc allows over the window, evenly: a change takes effect up to one window,
+``RunConfig.dcqcn_window_s`` = 25 us, early or late).
 Rates here are wire bits per second.
 """
 
@@ -117,7 +118,7 @@ class Window:
     mean_rc: F64         # bit/s, time average over [t0, end]
     end: float           # the step's end (earlier than asked when a flow had more than MAX_EVENTS events)
     first: float         # earliest time a flow's Rc changed inside the window (inf: none did)
-    rng_state: Mapping[str, Any]   # the generator's state after the window's draws
+    rng_state: Mapping[str, Any] | None   # the generator's state after the window's draws (None: none)
 
 
 def _next(st: DcqcnState, params: DcqcnParams, idx: I64, marks: F64, send: F64, t: F64) -> tuple[F64, B]:
@@ -163,43 +164,53 @@ def advance(st: DcqcnState, params: DcqcnParams, live: B, marks: F64, send: F64,
     """Every event of the ``live`` flows in (t0, t1], each at its own time: ``marks`` expected marked
     packets per second each flow receives, ``send`` its wire bytes per second (for the byte counter),
     both constant over the window. ``st`` is not changed (nor its generator's state)."""
-    rng_state = st.rng.bit_generator.state
-    out = _copy(st)
     n = len(st.on)
     t = np.full(n, t0)
+    idx = np.flatnonzero(live & st.on)
+    t_ev, is_cnp = _next(st, params, idx, marks, send, t)
+    due = t_ev <= t1 + EPS_T
+    if not due.any():                 # no event: only the counters move (the arrays are shared, not changed)
+        after = np.maximum(t1 - np.maximum(st.cnp_ok, t0), 0.0)
+        quiet = replace(st, acc=np.where(st.on, st.acc + marks * after, st.acc),
+                        bytes_since=np.where(st.on, st.bytes_since + send * (t1 - t0), st.bytes_since))
+        return Window(state=quiet, mean_rc=st.rc, end=t1, first=np.inf, rng_state=None)
+    out = _copy(st)
     area = np.zeros(n)
     first = np.inf
-    idx = np.flatnonzero(live & st.on)
+    rng_state: Mapping[str, Any] | None = None
     for _ in range(max_events):
-        t_ev, is_cnp = _next(out, params, idx, marks, send, t)
-        due = t_ev <= t1 + EPS_T
-        if not due.any():
-            break
         idx, t_ev, is_cnp = idx[due], np.minimum(t_ev[due], t1), is_cnp[due]
         _accrue(out, idx, marks, send, t, t_ev, area)
         before = out.rc[idx].copy()
+        if rng_state is None and is_cnp.any():
+            rng_state = st.rng.bit_generator.state
         _apply(out, params, idx, t_ev, is_cnp)
         moved = out.rc[idx] != before
         if moved.any():
             first = min(first, float(t_ev[moved].min()))
-    else:
-        t_ev, _ = _next(out, params, idx, marks, send, t)
-        left = t_ev <= t1 + EPS_T
-        if left.any():                # a flow has more events: end the window at the first one left
+        t_ev, is_cnp = _next(out, params, idx, marks, send, t)
+        due = t_ev <= t1 + EPS_T
+        if not due.any():
+            break
+    else:                             # a flow has more events: end the window at the first one left
+        if rng_state is not None:
             st.rng.bit_generator.state = rng_state
-            return advance(st, params, live, marks, send, t0, min(float(t_ev[left].min()), t1), max_events + 1)
+        return advance(st, params, live, marks, send, t0, min(float(t_ev[due].min()), t1), max_events + 1)
     every = np.flatnonzero(st.on)
     _accrue(out, every, marks, send, t, np.full(len(every), t1), area)
     mean = out.rc.copy()
     if t1 > t0:
         mean[every] = area[every] / (t1 - t0)
-    window = Window(state=out, mean_rc=mean, end=t1, first=first, rng_state=out.rng.bit_generator.state)
-    st.rng.bit_generator.state = rng_state
-    return window
+    drawn = None
+    if rng_state is not None:
+        drawn = st.rng.bit_generator.state
+        st.rng.bit_generator.state = rng_state
+    return Window(state=out, mean_rc=mean, end=t1, first=first, rng_state=drawn)
 
 
 def commit(st: DcqcnState, window: Window) -> DcqcnState:
     """The state at the window's end (its generator moved past the window's draws)."""
     new = window.state
-    new.rng.bit_generator.state = window.rng_state
+    if window.rng_state is not None:
+        new.rng.bit_generator.state = window.rng_state
     return new

@@ -1,15 +1,16 @@
 """The stepping loop: an adaptive-step fluid model, integrated exactly between events.
 
 Each step takes the state at its start, computes every rate (``rates``), and runs until the nearest
-event at those rates: a flow starting or finishing, a queue emptying or crossing an ECN threshold or
-its drop limit, a PG reaching its XOFF point, its XON point or the end of its headroom, a pause taking
-effect, a DCQCN or NAK timer, a storm or watchdog transition, or ``max_step_s``. The queues are then
+event at those rates: a flow starting or finishing, a queue emptying or crossing a WRED threshold
+(``settle.kinks``) or its drop limit, a PG reaching its XOFF point, its XON point or the end of its
+headroom, a pause taking effect, the end of a DCQCN window (``settle``: the flows' own DCQCN events do
+not end steps), a NAK, a storm or watchdog transition, or ``max_step_s``. The queues are then
 integrated exactly (``fluid``), counters added, and the transitions due at the step's end applied.
 
 Cost: a step is a fixed number of numpy operations over flows, queues and PGs, so a run costs
 (steps) x (a term linear in flows + ports x 8), independent of the bytes carried; steps grow with the
 simulated duration (at least duration / max_step_s) and with the number of distinct events (flow
-starts and ends, threshold crossings, DCQCN timer groups).
+starts and ends, threshold crossings, DCQCN windows of 25 us while some flow's rate changes).
 """
 
 from __future__ import annotations
@@ -146,10 +147,9 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
               float(crossing(occ.pg, np.where(lay.lossless, 0.0, pg_rate), lay.pg_reserved + occ.pg_th,
                              pg_th_rate, tol).min()),
               pfc.event_time(lay, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
-    if run.has_wred:
-        wt = run.wt
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, wt.wred_min, wt.wred_max, wt.wred_ecn | wt.wred_drop,
-                                           tol).min()))
+    kinks = settle.kinks(run.wt, run.pend)
+    if kinks is not None:
+        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
     pool_left = lay.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (lay.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -161,15 +161,14 @@ def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: 
                 adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
     """Expected marked packets per second each flow will receive over a step of ``dt`` from rates
     ``adm``/``dep`` at its start (per row: flows, or segments summed per ``owner``): its departures x the
-    mean marking probability of the step's two ends, the end depth extrapolated from the start's rates."""
+    mean marking probability over the step, its depth extrapolated linearly from the start's rates."""
     n_q = len(q_buf0)
-    q_rate = bins(qid, beta * (adm - dep), n_q)
+    q_rate = bins(qid, beta * (adm - dep), n_q)[qid]
     per = np.where(ecn, dep / pkt_wire, 0.0)
+    q0, lo, hi, pmax, on = q_buf0[qid], wt.wred_min[qid], wt.wred_max[qid], wt.wred_prob[qid], wt.wred_ecn[qid]
 
     def marks(dt: float) -> F64:
-        p = wred.mean_prob(q_buf0, np.maximum(q_buf0 + q_rate * dt, 0.0), wt.wred_min, wt.wred_max, wt.wred_prob,
-                           wt.wred_ecn)
-        rows = per * p[qid]
+        rows = per * wred.mean_prob(q0, np.maximum(q0 + q_rate * dt, 0.0), lo, hi, pmax, on)
         return rows if owner is None else bins(owner, rows, n_owners)
     return marks
 
@@ -235,9 +234,9 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(lay.n_flows)
-    wt = run.wt
-    p = wred.mean_prob(occ.q_buf, q_buf1, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
-    marked = np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
+    wt, q = run.wt, lay.qid
+    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    marked = np.where(run.flows.ecn_capable, left * p / lay.pkt_wire, 0.0)
     fs.marks += marked
     return q_buf1, marked
 
@@ -298,7 +297,8 @@ def step(run: Run) -> None:
     caps = _caps(run)
     r = _rates(run, occ, caps)
     dt, capped = _step_length(run, occ, r)
-    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, _marks(run, occ, r), r.send, dt, capped)
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, lambda d: _marks(run, occ, r)(d), r.send,
+                                     dt, capped)
     r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
                                    lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)

@@ -168,10 +168,9 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
               float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
                              pg_th_rate, tol).min()),
               pfc.event_time(seg, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
-    if run.has_wred:
-        wt = run.wt
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, wt.wred_min, wt.wred_max, wt.wred_ecn | wt.wred_drop,
-                                           tol).min()))
+    kinks = settle.kinks(run.wt, run.pend)
+    if kinks is not None:
+        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
     pool_left = seg.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (seg.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -263,9 +262,9 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) ->
     q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(run.flows.n)
-    wt = run.wt
-    p = wred.mean_prob(occ.q_buf, q_buf1, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
-    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p[seg.qid] / seg.pkt_wire, 0.0)
+    wt, q = run.wt, seg.qid
+    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p / seg.pkt_wire, 0.0)
     ss.marks += marked
     return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
 
@@ -354,7 +353,8 @@ def step(run: HopRun) -> None:
     caps = _caps(run)
     r = _rates(run, occ, caps)
     dt, capped = _step_length(run, occ, r)
-    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, _marks(run, occ, r), r.send, dt, capped)
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, lambda d: _marks(run, occ, r)(d), r.send,
+                                     dt, capped)
     r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
                                    lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)

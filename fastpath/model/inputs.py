@@ -156,8 +156,9 @@ class RunConfig:
     """How long and how finely to run. ``max_step_s`` caps the adaptive step (the fluid state is
     integrated exactly between events; the cap bounds the error of the per-flow split of a PG and of
     the PFC sliding-mode controller; it doubles up to ``max_steady_step_s`` while nothing changes);
-    DCQCN timers and NAKs fire on a ``timer_grid_s`` grid; at most ``max_samples`` samples are kept
-    (``sample_s`` is coarsened to fit). Flow ends close together share a step, merged late, never
+    NAKs fire on a ``timer_grid_s`` grid; DCQCN's events are taken at their own times, in windows of
+    ``dcqcn_window_s`` (a flow's rate change is spread over its window); at most ``max_samples``
+    samples are kept (``sample_s`` is coarsened to fit). Flow ends close together share a step, merged late, never
     early: a flow's end (its last byte sent, or out of its queue) may be taken up to
     max(``merge_abs_s``, ``merge_rel`` x its age so far) after it, never before; a sender whose end
     is merged sends its rest evenly over the step (slower than it could). No flow ends before its

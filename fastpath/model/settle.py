@@ -3,14 +3,25 @@ rates at its start are known: merging flow ends late, and DCQCN over windows of 
 
 * Flow ends merged late (``stretch``): senders that would send their last byte before the step's end
   send the rest evenly over the step instead (slower than they could, never sooner).
-* DCQCN windows (``open_window``, ``quiet_step``, ``step_done``): the flows' DCQCN events do not end steps. A
-  window of ``RunConfig.dcqcn_window_s`` opens at a step's start: every event each flow would have in
-  it is taken at its own time (``dcqcn.advance``) with the marks predicted at its start, and each
-  sending flow's cap for every step inside the window is its mean Rc over the window (the bytes its
-  Rc allows over the window, spread evenly). Steps end at the window's end; there the DCQCN state is
-  advanced over the window again with the marks and bytes the flows really received and sent. A window
-  in which no flow's Rc would change is quiet: it lasts one step, however long, and the caps are the
-  rates at its start (when an Rc would change inside that step, the step ends there).
+* DCQCN windows (``open_window``, ``quiet_step``, ``step_done``): the flows' DCQCN events do not end
+  steps. A window of ``RunConfig.dcqcn_window_s`` opens at a step's start: every event each flow
+  would have in it is taken at its own time (``dcqcn.advance``) with the marks predicted from the
+  previous step's rates (each flow's departures x the mean marking probability over the window, its
+  queue's depth extrapolated linearly), and each sending flow's cap for every step inside the window
+  is its mean Rc over the window (the bytes its Rc allows over the window, spread evenly). Steps end
+  at the window's end; there the DCQCN state is advanced over the window again with the marks and
+  bytes the flows really received and sent (which decide the CNPs). A window in which no flow's Rc
+  would change is quiet: it lasts one step, however long, at the Rc of its start; when, at that step's
+  own rates, an Rc would change inside it, the step ends there (as every DCQCN event used to).
+
+Approximations, stated: a rate change is spread over its window (up to 25 us early or late, the bytes
+over the window exact); the caps inside a window come from marks predicted at its start, the state at
+its end from the marks received, so a flow's caps and its DCQCN state can disagree within a window
+(by at most the window's predicted and received CNP differing in time). 25 us is half the CNP
+interval: a flow has at most one CNP and one timer increase per window. Against the old loop with a
+1 us event grid and 2 us steps, on the 64 x 10 MB incast (3 seeds) the last flow ends 0.3 % sooner,
+the median 0.5 % sooner, with 0.7 % more CNPs and 0.3 % fewer marks (and 12 % fewer PFC frames, as
+that loop with its default 50 us steps: the sliding mode's frame count depends on the step).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ import numpy as np
 
 from fastpath.model import dcqcn, nic
 from fastpath.model.inputs import DcqcnParams
+from fastpath.model.rates import WredColumns
 from fastpath.tables import F64, B
 
 MIN_STEP = 1e-10      # seconds
@@ -71,6 +83,16 @@ class Pending:
     live: B              # flows whose events the window takes
     got: F64             # marked packets the flows received so far in the window
     sent: F64            # wire bytes they sent so far
+
+
+def kinks(wt: WredColumns, pend: Pending | None) -> B | None:
+    """The queues whose depth crossing WRED's min or max ends a step (None: none). A dropping profile's,
+    as drops are taken at the step's start; an ECN profile's only in a quiet DCQCN window, whose step
+    takes the marks at a constant rate to find its first Rc change. Otherwise the marks' count is exact
+    across the thresholds (``wred.mean_prob``) and an open window spreads them over itself anyway."""
+    quiet = pend is not None and not np.isfinite(pend.end)
+    on = (wt.wred_drop | wt.wred_ecn) if quiet else wt.wred_drop
+    return on if on.any() else None
 
 
 def live_flows(fs: nic.FlowState) -> B:
