@@ -8,6 +8,7 @@ cost does not grow with the bytes carried. Modules: ``inputs`` (what runs), ``la
 arrays), ``rates`` (every rate of one step), ``sched`` (NIC and port sharing), ``buffers`` (pools,
 thresholds, headroom), ``pfc`` (pause), ``wred`` (ECN marking), ``dcqcn`` (reaction point), ``nic``
 (flow lifecycle, go-back-N), ``watchdog`` (pause storms), ``fluid`` (exact queue integration),
+``settle`` (merged flow ends and DCQCN windows, shared by both loops),
 ``series`` and ``tally`` (outputs). Flows that cross several switches (``Flows.hops``, over tables
 merged by ``fastpath.fabric``) run in ``hops`` (``hop_layout``, ``hop_rates``, ``hop_tally``): the same
 rules per segment (a flow's bytes inside one switch), chained hop by hop. Each module's docstring

@@ -13,20 +13,33 @@
   rate: stage < F: fast recovery Rc = (Rt + Rc) / 2; stage = F: additive, Rt += AI; stage > F: hyper,
   Rt += HAI; then Rc = (Rt + Rc) / 2 and stage += 1 (Rt capped at line rate).
 
-Approximations, stated: CNPs act when the step that saw the marks ends (no return-path delay: a few
-microseconds against the 50 us CNP spacing), and every DCQCN event is moved to the next point of the
-``timer_grid_s`` grid so that flows' events share steps (at most one grid interval late).
+Events over a window (``advance``): every flow's events in a span of time are taken at their own
+times, in order (no grid), from its expected marks and bytes per second over the span; the result is
+the state at the span's end and each flow's mean Rc over it. The stepping loops use it in windows of
+several steps (``fastpath.model.settle``), so that 64 flows cutting and raising their rates at their
+own phases every ~50 us do not each end a step.
+
+Approximations, stated: CNPs act when the marks reach the sender (no return-path delay: a few
+microseconds against the 50 us CNP spacing); within a window a flow's marks arrive at a constant rate
+(the window's marks / its length); a rate change inside a window is spread over the window (the flow
+sends the bytes its Rc allows over the window, evenly: a change takes effect up to one window,
+``RunConfig.dcqcn_window_s`` = 25 us, early or late).
 Rates here are wire bits per second.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from fastpath.model.inputs import DcqcnParams
 from fastpath.tables import F64, I64, B
+
+MAX_EVENTS = 8       # events per flow in one ``advance``; beyond, the window ends at the first one left
+EPS_T = 1e-12        # seconds: an event this close after a window's end falls in it (float rounding of t0 + dt)
 
 
 @dataclass
@@ -58,32 +71,15 @@ class DcqcnState:
                    bytes_since=np.zeros(n), cnps=np.zeros(n), rng=rng)
 
 
-def on_grid(t: F64 | float, grid: float) -> F64:
-    """``t`` moved up to the next multiple of ``grid`` (unchanged if already on it)."""
-    return np.asarray(np.ceil(np.asarray(t) / grid - 1e-9) * grid)
+_FIELDS = ("rc", "rt", "alpha", "alpha_t", "stage", "budget", "acc", "cnp_ok", "next_inc", "bytes_since", "cnps")
 
 
-def due(st: DcqcnState, params: DcqcnParams, rate_bps: F64, mark_rate: F64, now: float, grid: float,
-        sending: B) -> float:
-    """Time of the next DCQCN event of any ``sending`` flow (on the grid), inf when none is pending.
-    ``mark_rate``: expected marked packets per second each flow receives now."""
-    marking = st.on & sending & (mark_rate > 0)
-    left = np.maximum(st.budget - st.acc, 0.0)
-    cnp = np.where(marking, np.maximum(st.cnp_ok, now) + np.divide(left, mark_rate, out=np.zeros_like(left),
-                                                                    where=marking), np.inf)
-    inc = np.where(st.on & sending, st.next_inc, np.inf)
-    times = np.minimum(cnp, inc)
-    if params.byte_counter_bytes > 0:
-        left = np.maximum(params.byte_counter_bytes - st.bytes_since, 0.0)
-        by_bytes = np.where(st.on & sending & np.isfinite(st.next_inc) & (rate_bps > 0),
-                            now + left * 8.0 / np.maximum(rate_bps, 1.0), np.inf)
-        times = np.minimum(times, by_bytes)
-    t = float(times.min(initial=np.inf))
-    return float(on_grid(t, grid)) if np.isfinite(t) else np.inf
+def _copy(st: DcqcnState) -> DcqcnState:
+    return replace(st, **{name: getattr(st, name).copy() for name in _FIELDS})
 
 
-def cut(st: DcqcnState, params: DcqcnParams, who: B, now: float) -> None:
-    """Apply a CNP to the flows ``who`` at ``now``."""
+def cut(st: DcqcnState, params: DcqcnParams, who: Any, now: F64 | float) -> None:
+    """Apply a CNP to the flows ``who`` (a mask or indices) at ``now`` (one time, or one per flow)."""
     periods = np.floor(np.maximum(now - st.alpha_t[who], 0.0) / params.alpha_period_s)
     alpha = st.alpha[who] * np.power(1.0 - params.g, periods)
     rose = st.stage[who] > 0
@@ -95,13 +91,13 @@ def cut(st: DcqcnState, params: DcqcnParams, who: B, now: float) -> None:
     st.next_inc[who] = now + params.rate_increase_period_s
     st.bytes_since[who] = 0.0
     st.acc[who] = 0.0
-    st.budget[who] = st.rng.exponential(size=int(who.sum()))
+    st.budget[who] = st.rng.exponential(size=len(st.acc[who]))
     st.cnp_ok[who] = now + params.cnp_interval_s
     st.cnps[who] += 1.0
 
 
-def increase(st: DcqcnState, params: DcqcnParams, who: B) -> None:
-    """One rate-increase event for the flows ``who``."""
+def increase(st: DcqcnState, params: DcqcnParams, who: Any) -> None:
+    """One rate-increase event for the flows ``who`` (a mask or indices)."""
     scale = st.line[who] / 25e9
     stage = st.stage[who]
     f = params.fast_recovery_stages
@@ -114,25 +110,107 @@ def increase(st: DcqcnState, params: DcqcnParams, who: B) -> None:
     st.bytes_since[who] = 0.0
 
 
-def react(st: DcqcnState, params: DcqcnParams, marked: F64, sent_wire: F64, t0: float, now: float) -> None:
-    """Everything due at ``now``, the end of a step from ``t0``: the expected marks ``marked`` of the
-    step (counted from when each flow's CNP interval expired), CNPs, timer and byte-counter increases."""
-    if len(marked):
-        span = max(now - t0, 1e-30)
-        after = np.clip((now - np.maximum(st.cnp_ok, t0)) / span, 0.0, 1.0)
-        st.acc += np.where(st.on, marked * after, 0.0)
-    st.bytes_since += sent_wire
+@dataclass(frozen=True)
+class Window:
+    """DCQCN over one step: the state at its end and each flow's mean Rc over it."""
+
+    state: DcqcnState
+    mean_rc: F64         # bit/s, time average over [t0, end]
+    end: float           # the step's end (earlier than asked when a flow had more than MAX_EVENTS events)
+    first: float         # earliest time a flow's Rc changed inside the window (inf: none did)
+    rng_state: Mapping[str, Any] | None   # the generator's state after the window's draws (None: none)
+
+
+def _next(st: DcqcnState, params: DcqcnParams, idx: I64, marks: F64, send: F64, t: F64) -> tuple[F64, B]:
+    """(time of the next event, whether it is a CNP) of the flows ``idx`` from their times ``t``."""
+    m, now = marks[idx], t[idx]
+    left = np.maximum(st.budget[idx] - st.acc[idx], 0.0)
+    start = np.maximum(st.cnp_ok[idx], now)
+    t_cnp = np.where(m > 0, start + np.divide(left, m, out=np.zeros_like(left), where=m > 0),
+                     np.where(left <= 0, start, np.inf))
+    t_ev = np.minimum(t_cnp, st.next_inc[idx])
+    if params.byte_counter_bytes > 0:
+        s = send[idx]
+        ok = np.isfinite(st.next_inc[idx]) & (s > 0)
+        gap = np.maximum(params.byte_counter_bytes - st.bytes_since[idx], 0.0)
+        t_ev = np.minimum(t_ev, np.where(ok, now + np.divide(gap, s, out=np.zeros_like(gap), where=ok), np.inf))
+    return t_ev, t_cnp <= t_ev
+
+
+def _accrue(st: DcqcnState, idx: I64, marks: F64, send: F64, t: F64, t_new: F64, area: F64) -> None:
+    """Flows ``idx`` move from ``t`` to ``t_new`` with no event between."""
+    span = t_new - t[idx]
+    area[idx] += st.rc[idx] * span
+    st.acc[idx] += marks[idx] * np.maximum(t_new - np.maximum(st.cnp_ok[idx], t[idx]), 0.0)
+    st.bytes_since[idx] += send[idx] * span
+    t[idx] = t_new
+
+
+def _apply(st: DcqcnState, params: DcqcnParams, idx: I64, at: F64, is_cnp: B) -> None:
     eps = 1e-12
-    cnp = st.on & (st.acc >= st.budget * (1 - 1e-9)) & (st.acc > 0) & (st.cnp_ok <= now + eps)
-    if cnp.any():
-        cut(st, params, cnp, now)
-    timer = st.on & ~cnp & (st.next_inc <= now + eps)
-    by_bytes = (st.on & ~cnp & np.isfinite(st.next_inc) & (params.byte_counter_bytes > 0)
-                & (st.bytes_since >= params.byte_counter_bytes))
-    grow = timer | by_bytes
-    if grow.any():
+    if is_cnp.any():
+        cut(st, params, idx[is_cnp], at[is_cnp])
+    grow, when = idx[~is_cnp], at[~is_cnp]
+    if len(grow):
+        timer = st.next_inc[grow] <= when + eps
         increase(st, params, grow)
-        st.next_inc[timer] += params.rate_increase_period_s * np.maximum(
-            np.ceil((now + eps - st.next_inc[timer]) / params.rate_increase_period_s), 1.0)
-    at_line = (st.rc >= st.line * (1 - 1e-12)) & (st.rt >= st.line * (1 - 1e-12))
-    st.next_inc[st.on & at_line] = np.inf
+        st.next_inc[grow[timer]] += params.rate_increase_period_s
+    at_line = (st.rc[idx] >= st.line[idx] * (1 - 1e-12)) & (st.rt[idx] >= st.line[idx] * (1 - 1e-12))
+    st.next_inc[idx[at_line]] = np.inf
+
+
+def advance(st: DcqcnState, params: DcqcnParams, live: B, marks: F64, send: F64, t0: float, t1: float,
+            max_events: int = MAX_EVENTS) -> Window:
+    """Every event of the ``live`` flows in (t0, t1], each at its own time: ``marks`` expected marked
+    packets per second each flow receives, ``send`` its wire bytes per second (for the byte counter),
+    both constant over the window. ``st`` is not changed (nor its generator's state)."""
+    n = len(st.on)
+    t = np.full(n, t0)
+    idx = np.flatnonzero(live & st.on)
+    t_ev, is_cnp = _next(st, params, idx, marks, send, t)
+    due = t_ev <= t1 + EPS_T
+    if not due.any():                 # no event: only the counters move (the arrays are shared, not changed)
+        after = np.maximum(t1 - np.maximum(st.cnp_ok, t0), 0.0)
+        quiet = replace(st, acc=np.where(st.on, st.acc + marks * after, st.acc),
+                        bytes_since=np.where(st.on, st.bytes_since + send * (t1 - t0), st.bytes_since))
+        return Window(state=quiet, mean_rc=st.rc, end=t1, first=np.inf, rng_state=None)
+    out = _copy(st)
+    area = np.zeros(n)
+    first = np.inf
+    rng_state: Mapping[str, Any] | None = None
+    for _ in range(max_events):
+        idx, t_ev, is_cnp = idx[due], np.minimum(t_ev[due], t1), is_cnp[due]
+        _accrue(out, idx, marks, send, t, t_ev, area)
+        before = out.rc[idx].copy()
+        if rng_state is None and is_cnp.any():
+            rng_state = st.rng.bit_generator.state
+        _apply(out, params, idx, t_ev, is_cnp)
+        moved = out.rc[idx] != before
+        if moved.any():
+            first = min(first, float(t_ev[moved].min()))
+        t_ev, is_cnp = _next(out, params, idx, marks, send, t)
+        due = t_ev <= t1 + EPS_T
+        if not due.any():
+            break
+    else:                             # a flow has more events: end the window at the first one left
+        if rng_state is not None:
+            st.rng.bit_generator.state = rng_state
+        return advance(st, params, live, marks, send, t0, min(float(t_ev[due].min()), t1), max_events + 1)
+    every = np.flatnonzero(st.on)
+    _accrue(out, every, marks, send, t, np.full(len(every), t1), area)
+    mean = out.rc.copy()
+    if t1 > t0:
+        mean[every] = area[every] / (t1 - t0)
+    drawn = None
+    if rng_state is not None:
+        drawn = st.rng.bit_generator.state
+        st.rng.bit_generator.state = rng_state
+    return Window(state=out, mean_rc=mean, end=t1, first=first, rng_state=drawn)
+
+
+def commit(st: DcqcnState, window: Window) -> DcqcnState:
+    """The state at the window's end (its generator moved past the window's draws)."""
+    new = window.state
+    if window.rng_state is not None:
+        new.rng.bit_generator.state = window.rng_state
+    return new

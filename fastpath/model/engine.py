@@ -1,15 +1,16 @@
 """The stepping loop: an adaptive-step fluid model, integrated exactly between events.
 
 Each step takes the state at its start, computes every rate (``rates``), and runs until the nearest
-event at those rates: a flow starting or finishing, a queue emptying or crossing an ECN threshold or
-its drop limit, a PG reaching its XOFF point, its XON point or the end of its headroom, a pause taking
-effect, a DCQCN or NAK timer, a storm or watchdog transition, or ``max_step_s``. The queues are then
+event at those rates: a flow starting or finishing, a queue emptying or crossing a WRED threshold
+(``settle.kinks``) or its drop limit, a PG reaching its XOFF point, its XON point or the end of its
+headroom, a pause taking effect, the end of a DCQCN window (``settle``: the flows' own DCQCN events do
+not end steps), a NAK, a storm or watchdog transition, or ``max_step_s``. The queues are then
 integrated exactly (``fluid``), counters added, and the transitions due at the step's end applied.
 
 Cost: a step is a fixed number of numpy operations over flows, queues and PGs, so a run costs
 (steps) x (a term linear in flows + ports x 8), independent of the bytes carried; steps grow with the
 simulated duration (at least duration / max_step_s) and with the number of distinct events (flow
-starts and ends, threshold crossings, DCQCN timer groups).
+starts and ends, threshold crossings, DCQCN windows of 25 us while some flow's rate changes).
 """
 
 from __future__ import annotations
@@ -20,18 +21,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastpath.model import dcqcn, nic, pfc, rates, watchdog, wred
+from fastpath.model import dcqcn, nic, pfc, rates, settle, watchdog, wred
 from fastpath.model.buffers import Occupancy, occupancy, pool_rates, threshold_rates
 from fastpath.model.fluid import bins, contents, crossing, decay, falling
 from fastpath.model.inputs import Flows, Nics, RunConfig
 from fastpath.model.layout import Layout, build_layout
 from fastpath.model.result import Result
 from fastpath.model.series import Sampler
+from fastpath.model.settle import MIN_STEP
 from fastpath.model.tally import Watermarks, assemble
-from fastpath.tables import F64, N_TC, B, Tables
+from fastpath.tables import F64, I64, N_TC, B, Tables
 
 TOL = 1.0             # bytes: "at a threshold"
-MIN_STEP = 1e-10      # seconds
 PROGRESS_EVERY = 64   # steps
 
 
@@ -60,6 +61,7 @@ class Run:
     occ: Occupancy | None = None          # occupancy at ``t``, when still valid
     last: rates.Rates | None = None       # the previous step's rates
     calm: bool = False                    # the previous step ended at the cap with nothing changing
+    pend: settle.Pending | None = None    # the DCQCN window in progress
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig) -> Run:
@@ -94,8 +96,10 @@ def _control(run: Run) -> watchdog.QueueControl:
 
 def _caps(run: Run) -> F64:
     sending = run.fs.phase == nic.SENDING
-    limit = np.minimum(run.dq.rc / 8.0, run.lay.line) if run.has_dcqcn else run.lay.line
-    return np.where(sending, limit, 0.0)
+    if not run.has_dcqcn:
+        return np.where(sending, run.lay.line, 0.0)
+    rc = run.pend.rc if run.pend is not None else run.dq.rc
+    return np.where(sending, np.minimum(rc / 8.0, run.lay.line), 0.0)
 
 
 def _flow_ends(run: Run, r: rates.Rates) -> float:
@@ -143,10 +147,9 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
               float(crossing(occ.pg, np.where(lay.lossless, 0.0, pg_rate), lay.pg_reserved + occ.pg_th,
                              pg_th_rate, tol).min()),
               pfc.event_time(lay, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
-    if run.has_wred:
-        wt = run.wt
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, wt.wred_min, wt.wred_max, wt.wred_ecn | wt.wred_drop,
-                                           tol).min()))
+    kinks = settle.kinks(run.wt, run.pend)
+    if kinks is not None:
+        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
     pool_left = lay.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (lay.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -154,62 +157,46 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
     return min(events)
 
 
-def _mark_prob(run: Run, depth: F64) -> F64:
-    wt = run.wt
-    return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
+def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
+                adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
+    """Expected marked packets per second each flow will receive over a step of ``dt`` from rates
+    ``adm``/``dep`` at its start (per row: flows, or segments summed per ``owner``): its departures x the
+    mean marking probability over the step, its depth extrapolated linearly from the start's rates."""
+    n_q = len(q_buf0)
+    q_rate = bins(qid, beta * (adm - dep), n_q)[qid]
+    per = np.where(ecn, dep / pkt_wire, 0.0)
+    q0, lo, hi, pmax, on = q_buf0[qid], wt.wred_min[qid], wt.wred_max[qid], wt.wred_prob[qid], wt.wred_ecn[qid]
+
+    def marks(dt: float) -> F64:
+        rows = per * wred.mean_prob(q0, np.maximum(q0 + q_rate * dt, 0.0), lo, hi, pmax, on)
+        return rows if owner is None else bins(owner, rows, n_owners)
+    return marks
 
 
-def _mark_rate(run: Run, p0: F64, r: rates.Rates) -> F64:
-    """Expected marked packets per second each flow receives at the step's start."""
+def _marks(run: Run, occ: Occupancy, r: rates.Rates | None) -> Callable[[float], F64]:
+    """Marks ahead from the rates ``r`` (None: none)."""
     lay = run.lay
-    if not run.has_wred:
-        return np.zeros(lay.n_flows)
-    return np.asarray(np.where(run.flows.ecn_capable, r.dep * p0[lay.qid] / lay.pkt_wire, 0.0))
+    if not run.has_wred or r is None:
+        zero = np.zeros(lay.n_flows)
+        return lambda dt: zero
+    return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, r.adm,
+                       r.dep, None, lay.n_flows)
 
 
-def _step_length(run: Run, occ: Occupancy, r: rates.Rates, p0: F64) -> tuple[float, bool]:
-    """(step length, whether the cap set it)."""
+def _step_length(run: Run, occ: Occupancy, r: rates.Rates) -> tuple[float, bool]:
+    """(step length, whether the cap set it); a DCQCN window's end is an event, its flows' events are not."""
     cfg = run.cfg
     events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
+    if run.pend is not None:
+        events.append(run.pend.end - run.t)
     if run.has_storms:
         events.append(watchdog.next_event(run.storms, run.t) - run.t)
-    if run.has_dcqcn:
-        events.append(dcqcn.due(run.dq, cfg.dcqcn, r.send * 8.0, _mark_rate(run, p0, r), run.t, cfg.timer_grid_s,
-                                run.fs.phase == nic.SENDING) - run.t)
     event = min(events)
     return (max(event, MIN_STEP), False) if event < run.cap else (run.cap, True)
 
 
 def _rates(run: Run, occ: Occupancy, caps: F64) -> rates.Rates:
     return rates.compute(run.lay, occ, caps, run.fs.content, run.pfc, _control(run), run.wt, run.cap, TOL)
-
-
-STRETCH_ROUNDS = 3    # senders sped up past the step's end by a stretch join it, at most this often
-
-
-def _stretch(run: Run, occ: Occupancy, r: rates.Rates, caps: F64, p0: F64, dt: float,
-             capped: bool) -> tuple[rates.Rates, float, bool]:
-    """Senders whose end this step merges late (at ``r`` they would send their last byte before
-    ``dt``) send the rest evenly over the step instead: slower than they could, never sooner. The rates
-    are computed again with those caps; senders the others' slowing lets finish before ``dt`` are
-    slowed the same way. When something at the new rates still comes before ``dt`` (a queue emptying,
-    a threshold), nothing is merged and the step ends at the first sender's end instead."""
-    fs = run.fs
-    sending = (fs.phase == nic.SENDING) & (r.send > 0)
-    t_send = np.divide(fs.remaining, r.send, out=np.full(len(sending), np.inf), where=sending)
-    late = sending & (t_send * (1.0 + 1e-9) < dt)
-    if not late.any():
-        return r, dt, capped
-    for _ in range(STRETCH_ROUNDS):
-        r2 = _rates(run, occ, np.where(late, np.minimum(caps, fs.remaining / dt), caps))
-        sooner = (fs.phase == nic.SENDING) & ~late & (r2.send * dt > fs.remaining * (1.0 + 1e-9))
-        if not sooner.any():
-            dt2, _ = _step_length(run, occ, r2, p0)
-            if dt2 >= dt * (1.0 - 1e-9):
-                return r2, dt, False
-            break
-        late |= sooner
-    return r, max(float(t_send.min()), MIN_STEP), False
 
 
 def _same(a: F64, b: F64) -> bool:
@@ -227,8 +214,8 @@ def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
     run.last = r
 
 
-def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> tuple[F64, F64]:
-    """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, marked packets)."""
+def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64, F64]:
+    """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, ECN-marked packets)."""
     fs, lay = run.fs, run.lay
     q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
     b1 = contents(fs.content, r.adm, lay.qid, occ.q_wire, q1, r.arrive, rho)
@@ -246,9 +233,10 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float, p0: F64) -> 
     run.q_removed += bins(lay.qid, left, n_q)
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
     if not run.has_wred:
-        return q_buf1, np.zeros(0)
-    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
-    marked = np.where(run.flows.ecn_capable, left * p[lay.qid] / lay.pkt_wire, 0.0)
+        return q_buf1, np.zeros(lay.n_flows)
+    wt, q = run.wt, lay.qid
+    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    marked = np.where(run.flows.ecn_capable, left * p / lay.pkt_wire, 0.0)
     fs.marks += marked
     return q_buf1, marked
 
@@ -302,15 +290,21 @@ def step(run: Run) -> None:
     """One adaptive step."""
     lay, cfg = run.lay, run.cfg
     occ = _occupancy(run)
+    if run.has_dcqcn and run.pend is None:
+        send = run.last.send if run.last is not None else np.zeros(lay.n_flows)
+        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, run.last)(cfg.dcqcn_window_s), send,
+                                      run.t, cfg.dcqcn_window_s)
     caps = _caps(run)
     r = _rates(run, occ, caps)
-    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
-    dt, capped = _step_length(run, occ, r, p0)
-    r, dt, capped = _stretch(run, occ, r, caps, p0, dt, capped)
+    dt, capped = _step_length(run, occ, r)
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, lambda d: _marks(run, occ, r)(d), r.send,
+                                     dt, capped)
+    r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
+                                   lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
@@ -324,8 +318,8 @@ def step(run: Run) -> None:
         flush = watchdog.record(lay, run.storms, t1)
         if flush.any():
             _flush(run, flush)
-    if run.has_dcqcn:
-        dcqcn.react(run.dq, cfg.dcqcn, marked, r.send * dt, t0, t1)
+    if run.pend is not None:
+        run.dq, run.pend = settle.step_done(run.dq, cfg.dcqcn, run.pend, run.fs, marked, r.send * dt, t1)
     if pfc.transition(lay, run.pfc, _occupancy(run), t1, TOL):
         run.occ = None
     _finish_flows(run)

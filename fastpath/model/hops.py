@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastpath.model import dcqcn, hop_rates, nic, pfc, rates, watchdog, wred
+from fastpath.model import dcqcn, hop_rates, nic, pfc, rates, settle, watchdog, wred
 from fastpath.model.buffers import Occupancy, occupancy, pool_rates, threshold_rates
-from fastpath.model.engine import MIN_STEP, PROGRESS_EVERY, STRETCH_ROUNDS, TOL, _pause_by_priority, _same
+from fastpath.model.engine import PROGRESS_EVERY, TOL, _pause_by_priority, _same, marks_ahead
 from fastpath.model.fluid import bins, contents, crossing, decay, falling
 from fastpath.model.hop_layout import Chain, Level, build_hop_layouts
 from fastpath.model.hop_tally import SegState, assemble_hops
@@ -40,6 +40,7 @@ from fastpath.model.inputs import Flows, Links, Nics, RunConfig
 from fastpath.model.layout import Layout
 from fastpath.model.result import Result
 from fastpath.model.series import Sampler
+from fastpath.model.settle import MIN_STEP
 from fastpath.model.tally import Watermarks
 from fastpath.tables import F64, I64, B, Tables
 
@@ -75,6 +76,7 @@ class HopRun:
     occ: Occupancy | None = None
     last: hop_rates.HopRates | None = None
     calm: bool = False
+    pend: settle.Pending | None = None    # the DCQCN window in progress
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig) -> HopRun:
@@ -113,8 +115,10 @@ def _control(run: HopRun) -> watchdog.QueueControl:
 
 def _caps(run: HopRun) -> F64:
     sending = run.fs.phase == nic.SENDING
-    limit = np.minimum(run.dq.rc / 8.0, run.flow.line) if run.has_dcqcn else run.flow.line
-    return np.where(sending, limit, 0.0)
+    if not run.has_dcqcn:
+        return np.where(sending, run.flow.line, 0.0)
+    rc = run.pend.rc if run.pend is not None else run.dq.rc
+    return np.where(sending, np.minimum(rc / 8.0, run.flow.line), 0.0)
 
 
 def _tail_seg(run: HopRun) -> I64:
@@ -164,10 +168,9 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
               float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
                              pg_th_rate, tol).min()),
               pfc.event_time(seg, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
-    if run.has_wred:
-        wt = run.wt
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, wt.wred_min, wt.wred_max, wt.wred_ecn | wt.wred_drop,
-                                           tol).min()))
+    kinks = settle.kinks(run.wt, run.pend)
+    if kinks is not None:
+        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
     pool_left = seg.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (seg.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -175,28 +178,24 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
     return min(events)
 
 
-def _mark_prob(run: HopRun, depth: F64) -> F64:
-    wt = run.wt
-    return wred.prob(depth, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn)
+def _marks(run: HopRun, occ: Occupancy, r: hop_rates.HopRates | None) -> Callable[[float], F64]:
+    """Expected marked packets per second each flow will receive (summed over its hops) at the rates
+    ``r`` (None: none)."""
+    seg, n = run.seg, run.flows.n
+    if not run.has_wred or r is None:
+        zero = np.zeros(n)
+        return lambda dt: zero
+    return marks_ahead(run.wt, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
+                       r.adm, r.dep, run.ch.seg_flow, n)
 
 
-def _mark_rate(run: HopRun, p0: F64, r: hop_rates.HopRates) -> F64:
-    """Expected marked packets per second each flow receives (summed over its hops)."""
-    seg = run.seg
-    if not run.has_wred:
-        return np.zeros(run.flows.n)
-    per_seg = np.where(run.flows.ecn_capable[run.ch.seg_flow], r.dep * p0[seg.qid] / seg.pkt_wire, 0.0)
-    return bins(run.ch.seg_flow, per_seg, run.flows.n)
-
-
-def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, p0: F64) -> tuple[float, bool]:
+def _step_length(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> tuple[float, bool]:
     cfg = run.cfg
     events = [_flow_events(run, r), _buffer_events(run, occ, r), cfg.max_time_s - run.t]
+    if run.pend is not None:
+        events.append(run.pend.end - run.t)
     if run.has_storms:
         events.append(watchdog.next_event(run.storms, run.t) - run.t)
-    if run.has_dcqcn:
-        events.append(dcqcn.due(run.dq, cfg.dcqcn, r.send * 8.0, _mark_rate(run, p0, r), run.t, cfg.timer_grid_s,
-                                run.fs.phase == nic.SENDING) - run.t)
     event = min(events)
     return (max(event, MIN_STEP), False) if event < run.cap else (run.cap, True)
 
@@ -206,27 +205,6 @@ def _rates(run: HopRun, occ: Occupancy, caps: F64) -> hop_rates.HopRates:
     active = ((phase == nic.SENDING) | (phase == nic.TAIL))[run.ch.seg_flow]
     return hop_rates.compute(run.flow, run.seg, run.ch, run.levels, occ, caps, run.ss.content, run.pfc,
                              _control(run), run.wt, run.cap, TOL, active)
-
-
-def _stretch(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, caps: F64, p0: F64, dt: float,
-             capped: bool) -> tuple[hop_rates.HopRates, float, bool]:
-    """As ``engine._stretch``."""
-    fs = run.fs
-    sending = (fs.phase == nic.SENDING) & (r.send > 0)
-    t_send = np.divide(fs.remaining, r.send, out=np.full(len(sending), np.inf), where=sending)
-    late = sending & (t_send * (1.0 + 1e-9) < dt)
-    if not late.any():
-        return r, dt, capped
-    for _ in range(STRETCH_ROUNDS):
-        r2 = _rates(run, occ, np.where(late, np.minimum(caps, fs.remaining / dt), caps))
-        sooner = (fs.phase == nic.SENDING) & ~late & (r2.send * dt > fs.remaining * (1.0 + 1e-9))
-        if not sooner.any():
-            dt2, _ = _step_length(run, occ, r2, p0)
-            if dt2 >= dt * (1.0 - 1e-9):
-                return r2, dt, False
-            break
-        late |= sooner
-    return r, max(float(t_send.min()), MIN_STEP), False
 
 
 def _grow_cap(run: HopRun, r: hop_rates.HopRates, capped: bool) -> None:
@@ -256,7 +234,7 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
     arrived[segs] = left[prev]
 
 
-def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0: F64) -> tuple[F64, F64]:
+def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) -> tuple[F64, F64]:
     """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
     fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
     n_q = len(occ.q_wire)
@@ -283,9 +261,10 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float, p0
     run.q_removed += bins(seg.qid, left, n_q)
     q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
     if not run.has_wred:
-        return q_buf1, np.zeros(0)
-    p = 0.5 * (p0 + _mark_prob(run, q_buf1))
-    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p[seg.qid] / seg.pkt_wire, 0.0)
+        return q_buf1, np.zeros(run.flows.n)
+    wt, q = run.wt, seg.qid
+    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p / seg.pkt_wire, 0.0)
     ss.marks += marked
     return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
 
@@ -367,15 +346,21 @@ def step(run: HopRun) -> None:
     """One adaptive step (``engine.step`` over segments)."""
     seg, cfg = run.seg, run.cfg
     occ = _occupancy(run)
+    if run.has_dcqcn and run.pend is None:
+        send = run.last.send if run.last is not None else np.zeros(run.flows.n)
+        run.pend = settle.open_window(run.dq, cfg.dcqcn, run.fs, _marks(run, occ, run.last)(cfg.dcqcn_window_s), send,
+                                      run.t, cfg.dcqcn_window_s)
     caps = _caps(run)
     r = _rates(run, occ, caps)
-    p0 = _mark_prob(run, occ.q_buf) if run.has_wred else np.zeros(0)
-    dt, capped = _step_length(run, occ, r, p0)
-    r, dt, capped = _stretch(run, occ, r, caps, p0, dt, capped)
+    dt, capped = _step_length(run, occ, r)
+    dt, capped = settle.quiet_step(run.dq, cfg.dcqcn, run.pend, lambda d: _marks(run, occ, r)(d), r.send,
+                                     dt, capped)
+    r, dt, capped = settle.stretch(run.fs, r, caps, dt, capped, lambda c: _rates(run, occ, c),
+                                   lambda rr: _step_length(run, occ, rr))
     _grow_cap(run, r, capped)
     t0, t1 = run.t, run.t + dt
     sent0 = run.fs.sent.copy()
-    q_buf1, marked = _integrate(run, occ, r, dt, p0)
+    q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
@@ -389,8 +374,8 @@ def step(run: HopRun) -> None:
         flush = watchdog.record(seg, run.storms, t1)
         if flush.any():
             _flush(run, flush)
-    if run.has_dcqcn:
-        dcqcn.react(run.dq, cfg.dcqcn, marked, r.send * dt, t0, t1)
+    if run.pend is not None:
+        run.dq, run.pend = settle.step_done(run.dq, cfg.dcqcn, run.pend, run.fs, marked, r.send * dt, t1)
     if pfc.transition(seg, run.pfc, _occupancy(run), t1, TOL):
         run.occ = None
     _finish_flows(run)

@@ -156,8 +156,9 @@ class RunConfig:
     """How long and how finely to run. ``max_step_s`` caps the adaptive step (the fluid state is
     integrated exactly between events; the cap bounds the error of the per-flow split of a PG and of
     the PFC sliding-mode controller; it doubles up to ``max_steady_step_s`` while nothing changes);
-    DCQCN timers and NAKs fire on a ``timer_grid_s`` grid; at most ``max_samples`` samples are kept
-    (``sample_s`` is coarsened to fit). Flow ends close together share a step, merged late, never
+    NAKs fire on a ``timer_grid_s`` grid; DCQCN's events are taken at their own times, in windows of
+    ``dcqcn_window_s`` (a flow's rate change is spread over its window); at most ``max_samples``
+    samples are kept (``sample_s`` is coarsened to fit). Flow ends close together share a step, merged late, never
     early: a flow's end (its last byte sent, or out of its queue) may be taken up to
     max(``merge_abs_s``, ``merge_rel`` x its age so far) after it, never before; a sender whose end
     is merged sends its rest evenly over the step (slower than it could). No flow ends before its
@@ -173,6 +174,7 @@ class RunConfig:
     max_step_s: float = 50e-6
     max_steady_step_s: float = 1e-3   # the cap doubles up to this while every rate stays unchanged
     timer_grid_s: float = 5e-6
+    dcqcn_window_s: float = 25e-6     # DCQCN's events are taken in windows of this (fastpath.model.settle)
     max_samples: int = 2000
     merge_abs_s: float = 1e-6         # a flow's end may come this much late (or merge_rel of its age)
     merge_rel: float = 0.01           # so that flows ending close together share one step

@@ -26,6 +26,8 @@ def fair_share(caps: F64, group: I64, capacity: F64) -> F64:
     per distinct cap level at most)."""
     n_groups = len(capacity)
     active = caps > 0
+    if len(group) and int(np.bincount(group[active], minlength=1).max()) <= 1:     # one member per group
+        return np.where(active, np.minimum(caps, capacity[group]), 0.0)
     rate = np.zeros_like(caps)
     left = capacity.astype(np.float64).copy()
     level = np.zeros(n_groups)
@@ -54,6 +56,8 @@ def _strict(demand: F64, capacity: F64, strict: B) -> F64:
 def _weighted(demand: F64, left: F64, weight: F64, member: B) -> F64:
     """Weighted water-filling of ``left`` among ``member`` queues by ``weight``."""
     active = member & (demand > 0)
+    if int(active.sum(axis=1).max(initial=0)) <= 1:            # one queue per port: it gets what it asks, up to all
+        return np.where(active, np.minimum(demand, left[:, None]), 0.0)
     served = np.zeros_like(demand)
     left = left.copy()
     lam = np.zeros(len(left))

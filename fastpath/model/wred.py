@@ -6,8 +6,11 @@ averaging: the ASICs SONiC programs use weight 0). ECN marks are applied as pack
 the receiver, and its CNPs the sender, with the departures: a stopped queue returns no CNP); WRED drops
 as they arrive.
 
-The stepping loop ends a step whenever a queue's depth crosses ``min`` or ``max`` (``kink_time``), so
-within a step p(Q) is linear in time and its mean is the mean of its two ends (``mean_prob``, exact).
+Within a step a queue's depth moves linearly and ``mean_prob`` is the exact mean of p over it, also
+across ``min`` and ``max``, so the marks counted need no step to end there. Drops are taken at the
+probability of the step's start, so the stepping loop ends a step where a dropping profile's depth
+crosses ``min`` or ``max`` (``kink_time``), and where an ECN profile's does while a quiet DCQCN window
+is open (``fastpath.model.settle.kinks``).
 """
 
 from __future__ import annotations
@@ -25,9 +28,20 @@ def prob(depth: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
     return np.where(on, p, 0.0)
 
 
+def _integral(depth: F64, lo: F64, hi: F64, pmax: F64) -> F64:
+    """The integral of p from 0 to ``depth`` (bytes)."""
+    span = np.maximum(hi - lo, 1e-9)
+    ramp = np.clip(depth - lo, 0.0, span)
+    return np.asarray(pmax * ramp * ramp / (2.0 * span) + np.maximum(depth - hi, 0.0))
+
+
 def mean_prob(depth0: F64, depth1: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
-    """Mean probability over a step whose depth moves linearly from ``depth0`` to ``depth1``."""
-    return 0.5 * (prob(depth0, lo, hi, pmax, on) + prob(depth1, lo, hi, pmax, on))
+    """Mean probability over a step whose depth moves linearly from ``depth0`` to ``depth1`` (exact)."""
+    change = depth1 - depth0
+    moving = np.abs(change) > 1e-6
+    by_area = np.divide(_integral(depth1, lo, hi, pmax) - _integral(depth0, lo, hi, pmax), change,
+                        out=np.zeros_like(change), where=moving)
+    return np.where(on, np.where(moving, by_area, prob(depth0, lo, hi, pmax, on)), 0.0)
 
 
 def kink_time(depth: F64, rate: F64, lo: F64, hi: F64, on: B, tol: float) -> F64:

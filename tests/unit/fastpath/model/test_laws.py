@@ -58,16 +58,48 @@ def test_dcqcn_increase_stages() -> None:
     assert st.rc[0] <= st.rt[0] <= 400e9
 
 
+def _advance(st: dcqcn.DcqcnState, marks: float, t0: float, t1: float) -> dcqcn.Window:
+    return dcqcn.advance(st, DcqcnParams(), ON, np.array([marks]), np.zeros(1), t0, t1)
+
+
 def test_dcqcn_cnp_needs_marks_and_the_interval() -> None:
-    params = DcqcnParams()
     st = _dq()
     budget = float(st.budget[0])
-    dcqcn.react(st, params, np.array([budget * 0.5]), np.zeros(1), 0.0, 1e-6)
-    assert st.cnps[0] == 0.0
-    dcqcn.react(st, params, np.array([budget]), np.zeros(1), 1e-6, 2e-6)
+    rate = budget / 2e-6                              # the budget's marks take 2 us
+    win = _advance(st, rate, 0.0, 1e-6)
+    assert win.state.cnps[0] == 0.0 and win.state.acc[0] == pytest.approx(budget / 2)
+    assert st.acc[0] == 0.0                           # ``advance`` leaves its input alone
+    st = dcqcn.commit(st, win)
+    win = _advance(st, rate, 1e-6, 10e-6)             # the CNP comes at 2 us, inside the window
+    st = dcqcn.commit(st, win)
     assert st.cnps[0] == 1.0 and st.rc[0] == pytest.approx(200e9)
-    dcqcn.react(st, params, np.array([100.0]), np.zeros(1), 2e-6, 10e-6)   # within 50 us: no CNP
+    assert st.alpha_t[0] == pytest.approx(2e-6) and st.cnp_ok[0] == pytest.approx(52e-6)
+    assert win.first == pytest.approx(2e-6)
+    # The step's cap is the mean Rc: 400G for 1 us, then 200G for 8 us.
+    assert win.mean_rc[0] == pytest.approx((1 * 400e9 + 8 * 200e9) / 9)
+    st = dcqcn.commit(st, _advance(st, 1e12, 10e-6, 50e-6))    # marks galore, but within 50 us: no CNP
     assert st.cnps[0] == 1.0
+    win = _advance(st, 1e12, 50e-6, 60e-6)            # the interval is over at 52 us: CNP at once
+    assert win.state.cnps[0] == 2.0 and win.first == pytest.approx(52e-6, abs=1e-9)
+
+
+def test_dcqcn_timer_increases_between_cnps() -> None:
+    params = DcqcnParams()
+    st = _dq()
+    dcqcn.cut(st, params, np.array([True]), 0.0)                 # rc 200G, rt 400G, timer at 55 us
+    win = _advance(st, 0.0, 0.0, 120e-6)                         # no marks: timer increases at 55 and 110 us
+    assert win.state.stage[0] == 2
+    assert win.state.rc[0] == pytest.approx(350e9)               # (400 + 200) / 2, then (400 + 300) / 2
+    assert win.state.next_inc[0] == pytest.approx(165e-6)
+    assert win.first == pytest.approx(55e-6)
+    assert win.mean_rc[0] == pytest.approx((55 * 200e9 + 55 * 300e9 + 10 * 350e9) / 120)
+
+
+def test_dcqcn_window_ends_at_the_first_event_beyond_its_limit() -> None:
+    st = _dq()
+    win = _advance(st, 1e12, 0.0, 1e-3)               # a CNP every 50 us: 20 in the millisecond
+    assert win.state.cnps[0] == dcqcn.MAX_EVENTS + 1
+    assert win.end == pytest.approx(dcqcn.MAX_EVENTS * 50e-6, abs=1e-9)
 
 
 def _layout(**overrides: object) -> object:
