@@ -46,7 +46,7 @@ from __future__ import annotations
 import ipaddress
 import zlib
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from nos.config.errors import ConfigFileError
@@ -272,17 +272,28 @@ def plan(topo: Topology) -> LabPlan:
 MGMT_NET = "127.77"   # a lab switch's management address: 127.77.<lab>.<switch index + 1> on the loopback
 
 
-def management_address(topo: Topology, node: str) -> str:
-    """Where the switch's iccpd listens and is reached (the lab's management network: the host's loopback,
-    one address per switch, a /24 per lab name so that two labs do not collide)."""
-    lab = zlib.crc32(topo.name.encode()) % 254 + 1
-    return f"{MGMT_NET}.{lab}.{topo.index(node) + 1}"
+def management_address(topo: Topology, node: str, lab_net: int = 1) -> str:
+    """Where the switch's iccpd listens and is reached: the lab's management network is the host's
+    loopback, a /24 per running lab (``lab_net``, 1..254: see ``management_net``), one address per switch."""
+    return f"{MGMT_NET}.{lab_net}.{topo.index(node) + 1}"
 
 
-def iccp_hosts(topo: Topology, addr: Addressing) -> dict[str, str]:
+def management_net(topo: Topology, seed: str, port: int, free: Callable[[str, int], bool]) -> int:
+    """The lab's /24 of management addresses: the first, from a hash of ``seed`` (the lab's directory)
+    on, where every MC-LAG switch's address is free on ``port`` (``free(address, port)``), so that two
+    labs of one name (two lab roots) do not take each other's addresses."""
+    start = zlib.crc32(seed.encode()) % 254
+    for k in range(254):
+        net = (start + k) % 254 + 1
+        if all(free(management_address(topo, n, net), port) for pair in topo.mclag for n in pair.peers):
+            return net
+    return start + 1
+
+
+def iccp_hosts(topo: Topology, addr: Addressing, lab_net: int = 1) -> dict[str, str]:
     """MCLAG_DOMAIN address (the switch's loopback) -> management address, for every MC-LAG switch:
     what iccpd reads from ``NOS_ICCP_HOSTS``."""
-    return {str(addr.loopback[n]): management_address(topo, n) for pair in topo.mclag for n in pair.peers}
+    return {str(addr.loopback[n]): management_address(topo, n, lab_net) for pair in topo.mclag for n in pair.peers}
 
 
 def merge_config(base: Config, *overlays: Mapping[str, Mapping[str, Row]]) -> Config:

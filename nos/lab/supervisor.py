@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -32,7 +33,7 @@ from redis import RedisError
 from nos.db.connector import Databases
 from nos.db.errors import DbError
 from nos.db.table import Table
-from nos.lab.addressing import iccp_hosts, plan, role_of, startup_configs
+from nos.lab.addressing import iccp_hosts, management_net, plan, role_of, startup_configs
 from nos.lab.labdir import LabDir
 from nos.lab.links import LINK_TABLE, PortLink, cabled_ports, carriers
 from nos.lab.model import Endpoint, Topology
@@ -55,6 +56,18 @@ STABLE_S = 60.0        # a switch up this long that dies is restarted after 1 s 
 MAX_BACKOFF_S = 30.0
 DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
 ICCP_HOSTS_ENV = "NOS_ICCP_HOSTS"  # read by iccpd (its package docstring)
+ICCP_PORT = 8888                   # iccpd's ICCP_TCP_PORT
+
+
+def port_free(address: str, port: int) -> bool:
+    """Nothing listens on ``address:port`` (a bind succeeds)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((address, port))
+        except OSError:
+            return False
+    return True
 PORT_TABLE = APP_PORT_TABLE_NAME
 
 
@@ -108,7 +121,8 @@ class LabSupervisor:
             write_json_atomic(self.lab.config_file(name), config)
         self.lab.log_file.parent.mkdir(parents=True, exist_ok=True)
         if self.topo.mclag:   # where each MC-LAG switch's iccpd listens (nos.lab.addressing.iccp_hosts)
-            write_json_atomic(self.lab.iccp_hosts_file, iccp_hosts(self.topo, lab_plan.addressing))
+            net = management_net(self.topo, str(self.lab.path), ICCP_PORT, port_free)
+            write_json_atomic(self.lab.iccp_hosts_file, iccp_hosts(self.topo, lab_plan.addressing, net))
         env = self._env()
         for name in switches:
             run = self.lab.run_dir(name)
@@ -120,6 +134,7 @@ class LabSupervisor:
         self._await_switches(started)
         self.sync_links()
         self._await_settled(started)
+        self._await_mclag(started)
         self._write(state="ready", boot_seconds=round(time.monotonic() - started, 3))
         self.progress(f"lab {self.topo.name} ready in {time.monotonic() - started:.2f}s")
 
@@ -160,6 +175,31 @@ class LabSupervisor:
             if waiting and time.monotonic() > deadline:
                 raise LabBootError(f"not ready within {BOOT_TIMEOUT_S:.0f} s: {', '.join(sorted(waiting))} "
                                    "(see 'nos --node NODE status')")
+            if waiting and self.stop_event.wait(0.1):
+                raise LabBootError("stopped while booting")
+            self.sync_links()
+
+    def _mclag_up(self, name: str) -> bool:
+        dbs = self.dbs.get(name)
+        if dbs is None:
+            return False
+        try:
+            rows = Table(dbs["STATE_DB"], "MCLAG_TABLE").get_all()
+        except (DbError, RedisError, OSError):
+            return False
+        return bool(rows) and all(r.get("oper_status") == "up" for r in rows.values())
+
+    def _await_mclag(self, started: float) -> None:
+        """Every MC-LAG pair's session up on both switches (iccpd connects within a second of booting):
+        a lab is ready when what it was started for works."""
+        waiting = {name for pair in self.topo.mclag for name in pair.peers}
+        deadline = started + BOOT_TIMEOUT_S
+        while waiting:
+            waiting -= {name for name in sorted(waiting) if self._mclag_up(name)}
+            if waiting and time.monotonic() > deadline:
+                raise LabBootError(f"MC-LAG session not up within {BOOT_TIMEOUT_S:.0f} s on "
+                                   f"{', '.join(sorted(waiting))} (see 'nos --node NODE show mclag brief' and its "
+                                   "iccpd log)")
             if waiting and self.stop_event.wait(0.1):
                 raise LabBootError("stopped while booting")
             self.sync_links()

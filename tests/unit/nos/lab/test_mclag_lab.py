@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nos.lab.addressing import PEER_LINK_LAG, iccp_hosts, management_address, plan, startup_configs
+from nos.lab.addressing import PEER_LINK_LAG, iccp_hosts, management_address, management_net, plan, startup_configs
 from nos.lab.topology import load_topology
 from nos.schema.config import Config
 from tests.unit.nos.lab.test_topology import LABS, problems_of
@@ -59,6 +59,14 @@ def test_iccp_runs_between_management_addresses(pair) -> None:  # type: ignore[n
     hosts = iccp_hosts(topo, lab.addressing)
     assert hosts == {str(lab.addressing.loopback[n]): management_address(topo, n) for n in ("leaf1", "leaf2")}
     assert len(set(hosts.values())) == 2 and all(a.startswith("127.77.") for a in hosts.values())
+
+
+def test_a_second_lab_of_the_same_name_takes_another_management_net(pair) -> None:  # type: ignore[no-untyped-def]
+    topo, _, _ = pair
+    first = management_net(topo, "/labs/a/mclag", 8888, lambda address, port: True)
+    taken = {management_address(topo, "leaf2", first)}
+    second = management_net(topo, "/labs/a/mclag", 8888, lambda address, port: address not in taken)
+    assert second != first and 1 <= second <= 254
 
 
 def raw_pair() -> dict[str, Any]:
