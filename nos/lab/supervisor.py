@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -39,6 +38,7 @@ from nos.lab.links import LINK_TABLE, PortLink, cabled_ports, carriers
 from nos.lab.model import Endpoint, Topology
 from nos.lab.topology import TopologyError, check_fits, load_topology
 from nos.runtime import procs
+from nos.runtime.redis_server import port_is_free
 from nos.runtime.rundir import write_json_atomic
 from nos.runtime.status import switch_ready
 from nos.schema.dbconfig import APPL_DB, STATE_DB
@@ -58,16 +58,6 @@ DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a la
 ICCP_HOSTS_ENV = "NOS_ICCP_HOSTS"  # read by iccpd (its package docstring)
 ICCP_PORT = 8888                   # iccpd's ICCP_TCP_PORT
 
-
-def port_free(address: str, port: int) -> bool:
-    """Nothing listens on ``address:port`` (a bind succeeds)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((address, port))
-        except OSError:
-            return False
-    return True
 PORT_TABLE = APP_PORT_TABLE_NAME
 
 
@@ -121,7 +111,7 @@ class LabSupervisor:
             write_json_atomic(self.lab.config_file(name), config)
         self.lab.log_file.parent.mkdir(parents=True, exist_ok=True)
         if self.topo.mclag:   # where each MC-LAG switch's iccpd listens (nos.lab.addressing.iccp_hosts)
-            net = management_net(self.topo, str(self.lab.path), ICCP_PORT, port_free)
+            net = management_net(self.topo, str(self.lab.path), ICCP_PORT, lambda host, port: port_is_free(port, host))
             write_json_atomic(self.lab.iccp_hosts_file, iccp_hosts(self.topo, lab_plan.addressing, net))
         env = self._env()
         for name in switches:
