@@ -89,6 +89,7 @@ class Iccpd:
         self.conn: Connection | None = None
         self.pending: list[tuple[Connection, float]] = []   # accepted, not yet vetted (see the docstring)
         self.runner: Runner | None = None
+        self.consumers: list[TableConsumer] = []
         self.next_connect = 0.0
         self.held_local: dict[MacKey, MacRow] = {}     # local MACs moved to the peer link (see the docstring)
         self.announced_macs: dict[MacKey, MacRow] = {}
@@ -117,7 +118,7 @@ class Iccpd:
         self.runner = runner
         for db, table in FOLLOWED:
             source = SubscriberStateTable(self.dbs[db], table)
-            runner.add_consumer(TableConsumer(db, table, source, self._handler(db, table)))
+            self.consumers.append(runner.add_consumer(TableConsumer(db, table, source, self._handler(db, table))))
         runner.add_timer("iccp", TICK_S, self.tick)
         runner.after_each_step(self._after_step)
 
@@ -133,7 +134,9 @@ class Iccpd:
         return handle
 
     def _after_step(self) -> None:
-        if self.dirty:
+        """React at once to a change, but to a burst (10,000 MACs learnt) once its backlog is read: each
+        tick looks at everything; the 0.1 s timer still ticks during a long burst."""
+        if self.dirty and not any(c.has_work() for c in self.consumers):
             self.tick()
 
     # -- the loop --------------------------------------------------------------------------------
