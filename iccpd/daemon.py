@@ -147,12 +147,19 @@ class Iccpd:
         return self.mirror.rows(CONFIG_DB, "DEVICE_METADATA").get("localhost", {}).get("mac", "").upper()
 
     def tick(self) -> None:
+        """Connection, messages in, and - only when something changed (a table, a message, the session) -
+        one look at what this switch sees: news to the peer, rows written. A quiet tick (the timer's,
+        with 10,000 MACs known) costs a heartbeat check, not a pass over the view."""
         now = time.monotonic()
         self._follow_domain()
         if self.session is not None:
             self._connection(now)
-            self._exchange(now)
-        self._write()
+            self._receive(now)
+        seen = self.seen() if self.dirty else None
+        if self.session is not None:
+            self._send(now, seen)
+        if seen is not None:
+            self._write(seen)
         self.dirty = False
 
     def _follow_domain(self) -> None:
@@ -252,6 +259,7 @@ class Iccpd:
             self.runner.add_selectable(conn, self.dirty_now, "iccp connection")
         conn.send(self.session.connected(now))
         self.session.sent(now)
+        self.dirty = True
 
     def _drop_connection(self, why: str) -> None:
         if self.conn is not None:
@@ -259,16 +267,19 @@ class Iccpd:
             if self.runner is not None:
                 self.runner.remove_selectable(self.conn)
             self.conn = None
+        self.dirty = True
         if self.session is not None and self.session.lost(why):
             log.warning("iccpd.session_down domain=%s reason=%s", self.session.domain.domain, why)
         self.announced_macs, self.announced_arps, self.announced_intfs, self.synced = {}, {}, None, False
 
-    def _exchange(self, now: float) -> None:
+    def _receive(self, now: float) -> None:
         s, conn = self.session, self.conn
         assert s is not None
         if conn is None:
             return
-        for line in conn.messages():
+        lines = conn.messages()
+        self.dirty = self.dirty or bool(lines)
+        for line in lines:
             try:
                 if s.received(p.decode(line), now):
                     log.info("iccpd.session_up domain=%s role=%s peer_mac=%s", s.domain.domain, s.role, s.peer_mac)
@@ -279,12 +290,17 @@ class Iccpd:
         if conn.closed:
             self._drop_connection(conn.closed)
             return
-        heartbeat, timed_out = s.due(now)
-        if timed_out:
+        if s.due(now)[1]:
             self._drop_connection(f"nothing heard for {s.domain.session_timeout} s")
+
+    def _send(self, now: float, seen: Seen | None) -> None:
+        """News (when ``seen`` was looked at), else a heartbeat when one is due."""
+        s, conn = self.session, self.conn
+        assert s is not None
+        if conn is None:
             return
-        out = self._news() if s.up else []
-        if heartbeat and not out:
+        out = self._news(seen) if s.up and seen is not None else []
+        if s.due(now)[0] and not out:
             out = [p.Message("heartbeat")]
         if out and conn.send(out):
             s.sent(now)
@@ -309,11 +325,10 @@ class Iccpd:
                 arps[(intf, ip)] = (row["neigh"].lower(), row.get("family", "IPv6" if ":" in ip else "IPv4"))
         return Seen(oper, frozenset(lags), vlan_ifs, unique, local, arps)
 
-    def _news(self) -> list[p.Message]:
+    def _news(self, seen: Seen) -> list[p.Message]:
         """What changed here since it was last told to the peer."""
         s = self.session
         assert s is not None
-        seen = self.seen()
         out = []
         intfs = {name: UP if seen.oper.get(name) == UP else DOWN for name in sorted(s.domain.interfaces)}
         if intfs != self.announced_intfs:
@@ -343,9 +358,8 @@ class Iccpd:
         return out
 
     # -- writing ---------------------------------------------------------------------------------
-    def _write(self) -> None:
+    def _write(self, seen: Seen) -> None:
         s = self.session
-        seen = self.seen()
         if s is not None:
             moved = {(k.partition(":")[0], k.partition(":")[2]) for k in peer_fdb(s, seen)}
             self.held_local = {k: v for k, v in seen.local_macs.items() if k in moved and
