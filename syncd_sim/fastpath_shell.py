@@ -21,7 +21,9 @@
   string ``NOS_TRAFFIC_EXPORT|<id>`` (expiring with the job) and the cable lengths in the job's
   ``cables``; a job with ``kind`` ``import`` hands back that run's share of this switch's counters
   (``updates``: JSON ``[[oid, stat, value, mode], ...]`` as ``fastpath.run_counters`` makes them) and
-  watchdog events, applied as a run's own are before ``done``.
+  watchdog events, applied as a run's own are before ``done``. An export with ``now`` 1 does not wait
+  for the store to settle: it is the data plane of that moment, mid-change; one with ``since`` (a
+  version an earlier export gave) is answered ``unchanged``, without the tables, while they are that.
 * Learnt MACs (``syncd_sim.learning``) become dynamic FDB entries in the store, persisted to
   ASIC_STATE and reported on ASIC_DB ``NOTIFICATIONS`` as ``fdb_event`` (LEARNED / MOVE), as syncd does
   with a real ASIC's learning callback; the tables are then stale.
@@ -178,9 +180,15 @@ class FastPathShell:
         now = time.monotonic()
         if self.waiting_since is None:
             self.waiting_since = now
-        if self.settled() or now - self.waiting_since >= MAX_WAIT_S:
+        if self.settled() or now - self.waiting_since >= MAX_WAIT_S or self._wants_now(self.queued[0]):
             self.waiting_since = None
             self._start(self.queued.pop(0))
+
+    def _wants_now(self, job_id: str) -> bool:
+        """An export asked for with ``now`` 1: the tables as the ASIC holds them this moment, settled or
+        not (a lab looking at a data plane while its control plane reacts: ``nos.lab.across``)."""
+        row = self.jobs.get(job_id) or {}
+        return row.get("kind") == requests.KIND_EXPORT and row.get("now") == "1"
 
     def current(self) -> Tables:
         """The compiled tables, rebuilt first if the store changed since."""
@@ -251,7 +259,7 @@ class FastPathShell:
         """An export or import job (see the module docstring): quick, answered here, then the next."""
         try:
             if kind == requests.KIND_EXPORT:
-                self._export(job_id)
+                self._export(job_id, row.get("since", ""))
             elif kind == requests.KIND_IMPORT:
                 imported = requests.parse_import(row)
                 self._apply(imported.updates)
@@ -265,9 +273,12 @@ class FastPathShell:
         log.info("syncd.fastpath.job_answered id=%s kind=%s", job_id, kind)
         self._next_job()
 
-    def _export(self, job_id: str) -> None:
+    def _export(self, job_id: str, since: str = "") -> None:
         from fastpath.tables_codec import encode
 
+        if since and not self.stale and self.tables is not None and str(self.tables.version) == since:
+            self.jobs.set(job_id, {"state": "done", "progress": "1", "unchanged": "1", "version": since})
+            return
         tables = self.current()
         cables = requests.parse_cables(Table(self.dbs[CONFIG_DB], CFG_PORT_CABLE_LEN_TABLE_NAME).get("AZURE") or {})
         db = self.dbs[STATE_DB]

@@ -97,11 +97,22 @@ def _run(fabric: Any, lab_scenario: Any) -> tuple[Any, dict[str, Any]]:
 @click.option("--lab", "lab_name", envvar="NOS_LAB", help="The lab (default: the only one running).")
 @click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, min_open=True), default=120.0,
               show_default=True, help="Seconds each switch may take to give its tables or take its counters.")
+@click.option("--across", "across_texts", multiple=True, metavar="CHANGE",
+              help="Run across a change made during the run and report its loss window: 'shutdown NODE:PORT', "
+                   "'startup NODE:PORT', 'link down|up A:PORT B:PORT', 'kill NODE [DAEMON]' (repeatable: made "
+                   "together).")
+@click.option("--observe", "observe_s", type=click.FloatRange(min=0), default=None,
+              help="With --across: seconds to keep looking after the change [default: 2, or an MC-LAG "
+                   "session timeout + 1 if longer].")
 @json_option
-def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, as_json: bool) -> None:
+def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, across_texts: tuple[str, ...],
+                    observe_s: float | None, as_json: bool) -> None:
     """Run SCENARIO across every switch of the lab (hosts anywhere in it). Each switch then gets its
     counters, and the MACs its hosts' frames taught it (in its FDB, as a run on it alone would leave).
-    A switch that is not ready (killed, restarting) is left out: its links are down for the run."""
+    A switch that is not ready (killed, restarting) is left out: its links are down for the run.
+    With --across, the run is before, during and after the change, and says how long traffic was
+    lost while the switches reacted (the loss window) and how long the MC-LAG peers took to know
+    each other's MACs."""
     from fastpath.fabric.route import learnt_macs
     from nos.cli.lab import lab_dir_of
     from nos.lab.exchange import LabExchangeError, export_all, import_all
@@ -124,6 +135,11 @@ def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, as_js
     down = sorted(set(state.get("nodes") or {}) - ready)
     if not nodes:
         fail(f"lab {here.name}: no switch is ready")
+    if across_texts:
+        from nos.cli.lab_across import run_across_cli
+        run_across_cli(here, topo, lab_scenario, across_texts, nodes, down, observe_s=observe_s,
+                       timeout_s=timeout_s, as_json=as_json, runner=lambda fabric: _run(fabric, lab_scenario))
+        return
     try:
         exported = export_all(nodes, timeout_s=timeout_s)
         fabric = lab_fabric(topo, {n: e.tables for n, e in exported.items()}, lab_scenario)

@@ -42,9 +42,14 @@ def _each(nodes: Mapping[str, Mapping[str, Any]], names: Sequence[str],
         return dict(zip(names, pool.map(one, names), strict=True))
 
 
-def export_all(nodes: Mapping[str, Mapping[str, Any]], *, timeout_s: float = 60.0) -> dict[str, Exported]:
-    """Every switch's compiled tables (``nodes``: ``lab.json``'s, with each switch's endpoints)."""
-    return _each(nodes, sorted(nodes), lambda _, dbs: export_tables(dbs, timeout_s=timeout_s))
+def export_all(nodes: Mapping[str, Mapping[str, Any]], *, timeout_s: float = 60.0, applied: bool = True,
+               since: Mapping[str, Exported] | None = None) -> dict[str, Exported]:
+    """Every switch's compiled tables (``nodes``: ``lab.json``'s, with each switch's endpoints), each once
+    what it accepted is in its ASIC, or as they are (``applied=False``; ``since``: what an earlier call
+    gave, kept where unchanged; ``export_tables``)."""
+    last = since or {}
+    return _each(nodes, sorted(nodes), lambda name, dbs: export_tables(dbs, timeout_s=timeout_s, applied=applied,
+                                                                        since=last.get(name)))
 
 
 def import_all(nodes: Mapping[str, Mapping[str, Any]], updates: Mapping[str, Sequence[tuple[str, str, int, str]]],

@@ -30,15 +30,24 @@ class Exported:
 
     tables: Any
     cables: dict[str, float]
+    version: str = ""      # syncd_sim's compile version of these tables
 
 
-def export_tables(dbs: Databases, *, timeout_s: float = 30.0) -> Exported:
+def export_tables(dbs: Databases, *, timeout_s: float = 30.0, applied: bool = True,
+                  since: Exported | None = None) -> Exported:
+    """The switch's compiled tables once what it accepted is in its ASIC (``applied``), or as they are
+    this moment (``applied=False``: a look at a data plane whose control plane is still reacting);
+    ``since`` itself when the switch's tables are still the version it holds (nothing sent)."""
     from fastpath.tables_codec import CodecError, decode
 
-    applied_first(dbs)
+    if applied:
+        applied_first(dbs)
     client = traffic_client(dbs)
-    job_id = client.submit({"kind": KIND_EXPORT, "progress": "0"})
+    job_id = client.submit({"kind": KIND_EXPORT, "progress": "0", **({} if applied else {"now": "1"}),
+                            **({"since": since.version} if since is not None and since.version else {})})
     fields = client.wait(job_id, timeout_s, poll_s=0.01)
+    if since is not None and fields.get("unchanged") == "1":
+        return since
     db = dbs[STATE_DB]
     raw = db.new_client(decode_responses=False)
     try:
@@ -54,7 +63,7 @@ def export_tables(dbs: Databases, *, timeout_s: float = 30.0) -> Exported:
         cables = {str(k): float(v) for k, v in json.loads(fields.get("cables", "{}")).items()}
     except (CodecError, ValueError, AttributeError) as exc:
         raise JobFailed(f"export {job_id}: {exc}") from None
-    return Exported(tables, cables)
+    return Exported(tables, cables, fields.get("version", ""))
 
 
 def import_counters(dbs: Databases, updates: Sequence[tuple[str, str, int, str]],
