@@ -156,7 +156,7 @@ def observe(nodes: Mapping[str, Mapping[str, Any]], t0: float, observe_s: float,
             lost = None           # a switch busy restarting a daemon: not a look at the data plane
         end = time.monotonic()
         takes.append(across.Take(start - t0, end - t0, lost))
-        if lost is not None:
+        if lost is not None and seen is not None:
             whole = None if lost else seen.tables
         if (whole is not None and end - t0 >= observe_s) or end - t0 >= timeout_s:
             return Observed(takes, whole)
