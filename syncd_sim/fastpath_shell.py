@@ -22,8 +22,10 @@
   ``cables``; a job with ``kind`` ``import`` hands back that run's share of this switch's counters
   (``updates``: JSON ``[[oid, stat, value, mode], ...]`` as ``fastpath.run_counters`` makes them) and
   watchdog events, applied as a run's own are before ``done``. An export with ``now`` 1 does not wait
-  for the store to settle: it is the data plane of that moment, mid-change; one with ``since`` (a
-  version an earlier export gave) is answered ``unchanged``, without the tables, while they are that.
+  for the store to settle: it is the data plane of that moment, mid-change, compiled in a forked child
+  from the store as it was at the fork (``at``), so that syncd keeps answering orchagent meanwhile;
+  one with ``since`` (a version an earlier export gave) is answered ``unchanged``, without the tables,
+  while they are that.
 * Learnt MACs (``syncd_sim.learning``) become dynamic FDB entries in the store, persisted to
   ASIC_STATE and reported on ASIC_DB ``NOTIFICATIONS`` as ``fdb_event`` (LEARNED / MOVE), as syncd does
   with a real ASIC's learning callback; the tables are then stale.
@@ -144,6 +146,8 @@ class FastPathShell:
         self.version = 0
         self.last_change = 0.0
         self.stale = True
+        self.generation = 0                # store changes so far: the version of a ``now`` export
+        self.exporters: list[int] = []     # forked ``now`` exports not yet reaped
         self.queued: list[str] = []
         self.waiting_since: float | None = None
         self.child: Child | None = None
@@ -162,9 +166,11 @@ class FastPathShell:
     def changed(self) -> None:
         """The store changed (an applied batch): the tables are stale."""
         self.stale = True
+        self.generation += 1
         self.last_change = time.monotonic()
 
     def tick(self) -> None:
+        self._reap_exporters()
         if self.tables is not None and self.stale and time.monotonic() - self.last_change >= QUIET_S:
             self.current()
         self._next_job()
@@ -205,12 +211,7 @@ class FastPathShell:
         return self.tables
 
     def _named_pools(self, tables: Tables) -> Tables:
-        """Pools by their CONFIG_DB names (COUNTERS_BUFFER_POOL_NAME_MAP) rather than their object ids."""
-        names = Table(self.dbs[COUNTERS_DB], COUNTERS_BUFFER_POOL_NAME_MAP).get("") or {}  # not a hash: reported
-        by_oid = {oid: name for name, oid in names.items()}
-        pools = tables.buffers
-        named = tuple(by_oid.get(oid, oid) for oid in pools.pool_oids)
-        return replace(tables, buffers=replace(pools, pool_names=named))
+        return named_pools(self.dbs, tables)
 
     # -- traces ------------------------------------------------------------------------------------
     def on_trace_requests(self) -> None:
@@ -258,7 +259,9 @@ class FastPathShell:
     def _answer_in_loop(self, job_id: str, kind: str, row: dict[str, str]) -> None:
         """An export or import job (see the module docstring): quick, answered here, then the next."""
         try:
-            if kind == requests.KIND_EXPORT:
+            if kind == requests.KIND_EXPORT and row.get("now") == "1":
+                self._export_now(job_id, row.get("since", ""))
+            elif kind == requests.KIND_EXPORT:
                 self._export(job_id, row.get("since", ""))
             elif kind == requests.KIND_IMPORT:
                 imported = requests.parse_import(row)
@@ -287,6 +290,32 @@ class FastPathShell:
             db.client.set(key, encode(tables), ex=EXPORT_TTL_S)
         self.jobs.set(job_id, {"state": "done", "progress": "1", "export": key, "cables": json.dumps(cables),
                                "version": str(tables.version)})
+
+    def _export_now(self, job_id: str, since: str) -> None:
+        """The tables of this moment, mid-change, without holding syncd up: a forked child compiles the
+        store as it is at the fork (``at``, epoch seconds) while syncd goes on answering orchagent.
+        Versioned by the store's changes: ``since`` that version is answered ``unchanged`` at once."""
+        mark = f"g{self.generation}"
+        if since == mark:
+            self.jobs.set(job_id, {"state": "done", "progress": "1", "unchanged": "1", "version": mark,
+                                   "at": repr(time.time())})
+            return
+        cables = requests.parse_cables(Table(self.dbs[CONFIG_DB], CFG_PORT_CABLE_LEN_TABLE_NAME).get("AZURE") or {})
+        watchdog = self.counters.watchdog.rows()
+        at = time.time()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            _export_child(self.dbs.url, job_id, self.store_of(), watchdog, cables, mark, at)
+        self.exporters.append(pid)
+
+    def _reap_exporters(self) -> None:
+        for pid in list(self.exporters):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.exporters.remove(pid)
 
     def on_child_done(self) -> None:
         child = self.child
@@ -389,6 +418,44 @@ def _child_main(url: str, job_id: str, scenario: str, tables: Tables, cables: di
             message = {"error": f"the model failed: {type(exc).__name__}: {exc}"}
         with os.fdopen(fd, "wb") as pipe:
             pipe.write(json.dumps(message).encode())
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def named_pools(dbs: Databases, tables: Tables) -> Tables:
+    """Pools by their CONFIG_DB names (COUNTERS_BUFFER_POOL_NAME_MAP) rather than their object ids."""
+    names = Table(dbs[COUNTERS_DB], COUNTERS_BUFFER_POOL_NAME_MAP).get("") or {}  # not a hash: reported
+    by_oid = {oid: name for name, oid in names.items()}
+    pools = tables.buffers
+    named = tuple(by_oid.get(oid, oid) for oid in pools.pool_oids)
+    return replace(tables, buffers=replace(pools, pool_names=named))
+
+
+def _export_child(url: str, job_id: str, store: ObjectStore, watchdog: Any, cables: dict[str, float], mark: str,
+                  at: float) -> None:
+    """A forked ``now`` export: compile the store as it was at the fork, hand the tables over, exit."""
+    code = 0
+    try:
+        signal.set_wakeup_fd(-1)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        dbs = Databases(url)
+        jobs = Table(dbs[STATE_DB], NOS_TRAFFIC_JOB)
+        try:
+            from fastpath.tables_codec import encode
+            from syncd_sim.compile import compile_store
+
+            tables = named_pools(dbs, compile_store(store, version=0, watchdog_rows=watchdog))
+            db = dbs[STATE_DB]
+            key = db.row_name(NOS_TRAFFIC_EXPORT, job_id)
+            db.client.set(key, encode(tables), ex=EXPORT_TTL_S)
+            jobs.set(job_id, {"state": "done", "progress": "1", "export": key, "cables": json.dumps(cables),
+                              "version": mark, "at": repr(at)})
+        except Exception as exc:  # a compiler bug must not leave the job queued forever
+            logging.getLogger(__name__).exception("syncd.fastpath.export_crashed id=%s", job_id)
+            jobs.set(job_id, {"state": "failed", "error": f"the export failed: {type(exc).__name__}: {exc}"})
     except BaseException:
         code = 1
     finally:

@@ -132,34 +132,40 @@ def route(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario, planne
 class Observed:
     takes: list[across.Take]
     whole: dict[str, Tables] | None      # the last take, when it delivered all
+    observed_s: float                    # from t0 to the end of the last take
 
 
 def observe(nodes: Mapping[str, Mapping[str, Any]], t0: float, observe_s: float, timeout_s: float,
             look: Callable[[Mapping[str, Tables]], Look], expected: np.ndarray, lost_at_t0: int) -> Observed:
-    """Takes from ``t0`` on (``nodes``: the switches still running; each as its ASIC is that moment),
-    for ``observe_s`` and until one delivers all ``expected`` flows, at most ``timeout_s``. The first
-    take is the change itself: the tables before it with its dead ports (``lost_at_t0`` flows lost)."""
+    """Takes from ``t0`` (epoch seconds) on (``nodes``: the switches still running; each as its ASIC was
+    at the moment syncd_sim forked to compile it, or at the take's start when unchanged since the last
+    take), for ``observe_s`` and until one delivers all ``expected`` flows, at most ``timeout_s``. A
+    take spans its switches' moments. The first is the change itself: the tables before it with its
+    dead ports (``lost_at_t0`` flows lost)."""
     takes: list[across.Take] = [across.Take(0.0, 0.0, lost_at_t0)]
     whole: dict[str, Tables] | None = None
     last: dict[str, Exported] = {}
     seen: Look | None = None
     versions: list[tuple[str, str]] = []
     while True:
-        start = time.monotonic()
+        start = time.time()
         try:
             last = export_all(nodes, timeout_s=TAKE_TIMEOUT_S, applied=False, since=last)
             now = sorted((n, e.version) for n, e in last.items())
             if seen is None or now != versions or not all(v for _, v in now):   # else: the same tables again
                 seen, versions = look({n: e.tables for n, e in last.items()}), now
             lost: int | None = int(np.sum(expected & ~seen.delivered))
+            moments = [e.at or start for e in last.values()]      # when each switch's tables held
+            first, end = min(moments), max(moments)
         except LabExchangeError:
             lost = None           # a switch busy restarting a daemon: not a look at the data plane
-        end = time.monotonic()
-        takes.append(across.Take(start - t0, end - t0, lost))
+            first = end = time.time()
+        takes.append(across.Take(first - t0, end - t0, lost))
+        end = time.time()
         if lost is not None and seen is not None:
             whole = None if lost else seen.tables
         if (whole is not None and end - t0 >= observe_s) or end - t0 >= timeout_s:
-            return Observed(takes, whole)
+            return Observed(takes, whole, end - t0)
 
 
 def host_macs(fabric: Fabric, wiring: Any) -> dict[str, set[str]]:
@@ -234,7 +240,7 @@ def run_across(here: LabDir, topo: Topology, lab: LabScenario, planned: FabricRu
                          learned=learnt_macs(before_res.fabric, before_res.wiring), timeout_s=exchange_timeout_s)
     for change in changes:
         make_change(here, topo, change)
-    t0 = time.monotonic()
+    t0 = time.time()    # epoch seconds: syncd_sim says when each look's tables held in the same clock
     taught = learnt_macs(during_res.fabric, during_res.wiring)    # the hosts' next frames, e.g. on the link left
     if taught:
         import_all(still, {}, learned=taught, timeout_s=exchange_timeout_s)
@@ -259,7 +265,7 @@ def run_across(here: LabDir, topo: Topology, lab: LabScenario, planned: FabricRu
             "loss_window_min_s": window.lower_s, "restored": window.restored and seen.whole is not None,
             "takes": window.takes, "looks": [[round(t.start_s, 4), round(t.end_s, 4), t.lost] for t in seen.takes],
             "losing_takes": window.losing_takes, "most_flows_lost": window.most_lost,
-            "observed_s": seen.takes[-1].end_s if seen.takes else 0.0,
+            "observed_s": seen.observed_s,
             "flows_lost": int(lost.sum()), "lost_bytes": lost_b, **sync,
             "dead_ports": {n: sorted(p) for n, p in sorted(dead.items())}, "switches_killed": sorted(killed),
             "before": before, "during": during, "after": after, "counters_applied": applied}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nos.db.connector import Databases
@@ -31,13 +31,15 @@ class Exported:
     tables: Any
     cables: dict[str, float]
     version: str = ""      # syncd_sim's compile version of these tables
+    at: float = 0.0        # (a ``now`` export) the epoch second of the store they were compiled from
 
 
 def export_tables(dbs: Databases, *, timeout_s: float = 30.0, applied: bool = True,
                   since: Exported | None = None) -> Exported:
     """The switch's compiled tables once what it accepted is in its ASIC (``applied``), or as they are
-    this moment (``applied=False``: a look at a data plane whose control plane is still reacting);
-    ``since`` itself when the switch's tables are still the version it holds (nothing sent)."""
+    this moment (``applied=False``: a look at a data plane whose control plane is still reacting, ``at``
+    the moment); ``since`` itself (``at`` now) when the switch's tables are still the version it holds
+    (nothing sent)."""
     from fastpath.tables_codec import CodecError, decode
 
     if applied:
@@ -47,7 +49,7 @@ def export_tables(dbs: Databases, *, timeout_s: float = 30.0, applied: bool = Tr
                             **({"since": since.version} if since is not None and since.version else {})})
     fields = client.wait(job_id, timeout_s, poll_s=0.01)
     if since is not None and fields.get("unchanged") == "1":
-        return since
+        return replace(since, at=_at(fields))
     db = dbs[STATE_DB]
     raw = db.new_client(decode_responses=False)
     try:
@@ -63,7 +65,14 @@ def export_tables(dbs: Databases, *, timeout_s: float = 30.0, applied: bool = Tr
         cables = {str(k): float(v) for k, v in json.loads(fields.get("cables", "{}")).items()}
     except (CodecError, ValueError, AttributeError) as exc:
         raise JobFailed(f"export {job_id}: {exc}") from None
-    return Exported(tables, cables, fields.get("version", ""))
+    return Exported(tables, cables, fields.get("version", ""), _at(fields))
+
+
+def _at(fields: dict[str, str]) -> float:
+    try:
+        return float(fields.get("at", "0") or 0)
+    except ValueError:
+        return 0.0
 
 
 def import_counters(dbs: Databases, updates: Sequence[tuple[str, str, int, str]],

@@ -116,10 +116,11 @@ def test_a_member_down_on_one_leaf_shows_on_the_other_and_recovers(lab: dict[str
 
 # The loss window's bound: no timer stands between a cut and the switches' reaction (carrier loss ->
 # syncd's port_state_change -> orchagent -> iccpd -> ICCP -> the peer's iccpd -> its orchagent -> its
-# syncd: 23-32 ms on an idle machine, bench --only mclag), and the run sees it to within one look (a
-# look compiles every changed switch's tables: 0.15-0.4 s each on two shared cores). MAC sync rides the
-# same path.
-LOSS_BOUND_S = 2.0
+# syncd: 23-32 ms on an idle machine, bench --only mclag), and the run sees it to within one look: a
+# look waits for every changed switch's tables to be compiled (in a child of its syncd, from the store
+# at the moment of the fork: 0.15-0.4 s on an idle machine, up to 1.5 s with the two cores busy). MAC
+# sync rides the same path.
+LOSS_BOUND_S = 3.0
 
 
 def _check_window(doc: dict[str, Any], pair: bool = True) -> None:
