@@ -117,6 +117,7 @@ def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, acros
     from nos.cli.lab import lab_dir_of
     from nos.lab.exchange import LabExchangeError, export_all, import_all
     from nos.lab.fabric_run import lab_fabric, updates_by_switch
+    from nos.lab.lacp import paired, read_system_ids
     from nos.lab.scenario import parse_lab_scenario
     from nos.lab.status import lab_status, lab_topology
     from nos.lab.topology import TopologyError, load_topology
@@ -142,7 +143,8 @@ def lab_traffic_run(scenario: str, lab_name: str | None, timeout_s: float, acros
         return
     try:
         exported = export_all(nodes, timeout_s=timeout_s)
-        fabric = lab_fabric(topo, {n: e.tables for n, e in exported.items()}, lab_scenario)
+        fabric = lab_fabric(topo, {n: e.tables for n, e in exported.items()}, lab_scenario,
+                            read_system_ids(paired(topo, nodes)))
     except (LabExchangeError, TopologyError) as exc:
         fail(f"lab {here.name}: {exc}")
     res, doc = _run(fabric, lab_scenario)

@@ -31,11 +31,12 @@ from fastpath.tables import Tables
 from fastpath.values import mac_text
 from nos.db.connector import Databases
 from nos.db.errors import DbError
-from nos.lab import across
+from nos.lab import across, lacp
 from nos.lab.errors import TopologyError
 from nos.lab.exchange import LabExchangeError, export_all, import_all
-from nos.lab.fabric_run import FabricRun, lab_fabric, updates_by_switch
+from nos.lab.fabric_run import FabricRun, lab_fabric, split_bonds, updates_by_switch
 from nos.lab.labdir import LabDir
+from nos.lab.lacp import read_system_ids
 from nos.lab.links import find_link, link_id
 from nos.lab.model import Topology
 from nos.lab.scenario import LabScenario
@@ -109,34 +110,40 @@ def _kill(here: LabDir, change: across.Change) -> None:
 
 @dataclass
 class Look:
-    """What one take routed: its tables (overlaid with the dead ports) and which flows it delivered."""
+    """What one take routed: its tables (overlaid with the dead ports), the LACP system ids the hosts'
+    partners sent (``nos.lab.lacp``) and which flows it delivered."""
 
     tables: dict[str, Tables]
+    lacp: dict[tuple[str, str], str]
     delivered: np.ndarray
+    split: list[str]          # hosts whose bond's partners disagreed (``fabric_run.split_bonds``)
 
 
 def route(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario, planned: FabricRun,
-          dead: Mapping[str, set[str]]) -> Look:
+          dead: Mapping[str, set[str]], lacp: dict[tuple[str, str], str]) -> Look:
     """The flows' delivery over ``tables`` with the ``dead`` ports dead (no host left: none delivered)."""
     seen = across.with_dead_ports(tables, dead)
     try:
-        fabric = lab_fabric(topo, seen, lab)
+        fabric = lab_fabric(topo, seen, lab, lacp)
     except TopologyError:
-        return Look(seen, np.zeros(planned.flows.n, dtype=bool))
+        return Look(seen, lacp, np.zeros(planned.flows.n, dtype=bool), [])
     f = planned.flows
     hops = find_hops(fabric, wire(fabric), f.src.astype(np.int64), f.dst.astype(np.int64), f.dscp, f.l4_src)
-    return Look(seen, hops.delivered)
+    return Look(seen, lacp, hops.delivered, split_bonds(topo, seen, lacp))
 
 
 @dataclass
 class Observed:
     takes: list[across.Take]
     whole: dict[str, Tables] | None      # the last take, when it delivered all
+    whole_lacp: dict[tuple[str, str], str]
     observed_s: float                    # from t0 to the end of the last take
+    split_takes: int                     # takes in which some host's bond was split (LACP partners disagreed)
 
 
 def observe(nodes: Mapping[str, Mapping[str, Any]], t0: float, observe_s: float, timeout_s: float,
-            look: Callable[[Mapping[str, Tables]], Look], expected: np.ndarray, lost_at_t0: int) -> Observed:
+            look: Callable[[Mapping[str, Tables], dict[tuple[str, str], str]], Look], expected: np.ndarray,
+            lost_at_t0: int, paired: Mapping[str, Mapping[str, Any]]) -> Observed:
     """Takes from ``t0`` (epoch seconds) on (``nodes``: the switches still running; each as its ASIC was
     at the moment syncd_sim forked to compile it, or at the take's start when unchanged since the last
     take), for ``observe_s`` and until one delivers all ``expected`` flows, at most ``timeout_s``. A
@@ -144,16 +151,19 @@ def observe(nodes: Mapping[str, Mapping[str, Any]], t0: float, observe_s: float,
     dead ports (``lost_at_t0`` flows lost)."""
     takes: list[across.Take] = [across.Take(0.0, 0.0, lost_at_t0)]
     whole: dict[str, Tables] | None = None
+    whole_lacp: dict[tuple[str, str], str] = {}
+    split = 0
     last: dict[str, Exported] = {}
     seen: Look | None = None
     versions: list[tuple[str, str]] = []
     while True:
         start = time.time()
         try:
+            ids = read_system_ids(paired)           # first: the exports' moments are right after it
             last = export_all(nodes, timeout_s=TAKE_TIMEOUT_S, applied=False, since=last)
             now = sorted((n, e.version) for n, e in last.items())
-            if seen is None or now != versions or not all(v for _, v in now):   # else: the same tables again
-                seen, versions = look({n: e.tables for n, e in last.items()}), now
+            if seen is None or now != versions or not all(v for _, v in now) or ids != seen.lacp:
+                seen, versions = look({n: e.tables for n, e in last.items()}, ids), now   # else: as before
             lost: int | None = int(np.sum(expected & ~seen.delivered))
             moments = [e.at or start for e in last.values()]      # when each switch's tables held
             first, end = min(moments), max(moments)
@@ -161,11 +171,12 @@ def observe(nodes: Mapping[str, Mapping[str, Any]], t0: float, observe_s: float,
             lost = None           # a switch busy restarting a daemon: not a look at the data plane
             first = end = time.time()
         takes.append(across.Take(first - t0, end - t0, lost))
+        split += bool(lost is not None and seen is not None and seen.split)
         end = time.time()
         if lost is not None and seen is not None:
-            whole = None if lost else seen.tables
+            whole, whole_lacp = (None, {}) if lost else (seen.tables, seen.lacp)
         if (whole is not None and end - t0 >= observe_s) or end - t0 >= timeout_s:
-            return Observed(takes, whole, end - t0)
+            return Observed(takes, whole, whole_lacp, end - t0, split)
 
 
 def host_macs(fabric: Fabric, wiring: Any) -> dict[str, set[str]]:
@@ -227,13 +238,14 @@ def run_across(here: LabDir, topo: Topology, lab: LabScenario, planned: FabricRu
                exchange_timeout_s: float) -> dict[str, Any]:
     """The whole run across ``changes`` (see the module docstring); ``ChangeFailed``, ``LabExchangeError``."""
     before_tables = {n: e.tables for n, e in export_all(nodes, timeout_s=exchange_timeout_s).items()}
-    before_res, before = runner(lab_fabric(topo, before_tables, lab))
+    before_lacp = read_system_ids(lacp.paired(topo, nodes))
+    before_res, before = runner(lab_fabric(topo, before_tables, lab, before_lacp))
     expected = before_res.hops.delivered
     dead = across.dead_ports(changes, topo)
     killed = across.killed_switches(changes)
     still = {n: v for n, v in nodes.items() if n not in killed}
     during_res, during = runner(lab_fabric(topo, across.with_dead_ports(
-        {n: t for n, t in before_tables.items() if n not in killed}, dead), lab))
+        {n: t for n, t in before_tables.items() if n not in killed}, dead), lab, before_lacp))
     lost = expected & ~during_res.hops.delivered
     # what the traffic before taught the switches, as it would have (a lab's switches learn when a run ends)
     applied = import_all(nodes, updates_by_switch(before_res),
@@ -244,10 +256,11 @@ def run_across(here: LabDir, topo: Topology, lab: LabScenario, planned: FabricRu
     taught = learnt_macs(during_res.fabric, during_res.wiring)    # the hosts' next frames, e.g. on the link left
     if taught:
         import_all(still, {}, learned=taught, timeout_s=exchange_timeout_s)
-    seen = observe(still, t0, observe_s, timeout_s, lambda t: route(topo, t, lab, planned, dead), expected,
-                   int(lost.sum()))
+    seen = observe(still, t0, observe_s, timeout_s, lambda t, ids: route(topo, t, lab, planned, dead, ids),
+                   expected, int(lost.sum()), lacp.paired(topo, still))
     window = across.loss_window(seen.takes)
-    after_res, after = runner(lab_fabric(topo, seen.whole, lab)) if seen.whole is not None else (None, None)
+    after_res, after = (runner(lab_fabric(topo, seen.whole, lab, seen.whole_lacp)) if seen.whole is not None
+                        else (None, None))
     r = before_res.result
     lost_b = across.lost_bytes(planned.flows.size.astype(np.float64), np.asarray(r.flow_start_s, dtype=np.float64),
                                np.asarray(r.flow_finish_s, dtype=np.float64), lost, window.upper_s)
@@ -265,7 +278,7 @@ def run_across(here: LabDir, topo: Topology, lab: LabScenario, planned: FabricRu
             "loss_window_min_s": window.lower_s, "restored": window.restored and seen.whole is not None,
             "takes": window.takes, "looks": [[round(t.start_s, 4), round(t.end_s, 4), t.lost] for t in seen.takes],
             "losing_takes": window.losing_takes, "most_flows_lost": window.most_lost,
-            "observed_s": seen.observed_s,
+            "observed_s": seen.observed_s, "bond_split_looks": seen.split_takes,
             "flows_lost": int(lost.sum()), "lost_bytes": lost_b, **sync,
             "dead_ports": {n: sorted(p) for n, p in sorted(dead.items())}, "switches_killed": sorted(killed),
             "before": before, "during": during, "after": after, "counters_applied": applied}

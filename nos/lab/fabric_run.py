@@ -28,6 +28,7 @@ from fastpath.run_counters import counter_updates
 from fastpath.tables import Tables
 from fastpath.workloads import concat, dcqcn_params, expand_workloads
 from nos.lab.errors import TopologyError
+from nos.lab.lacp import one_aggregator
 from nos.lab.model import Host as LabHost
 from nos.lab.model import Topology, mac_text
 from nos.lab.scenario import LabScenario
@@ -48,16 +49,29 @@ class FabricRun:
     host_names: tuple[str, ...]
 
 
-def _links_up(host: LabHost, tables: Mapping[str, Tables]) -> list[tuple[str, str]]:
+def _links_up(host: LabHost, tables: Mapping[str, Tables],
+              lacp: Mapping[tuple[str, str], str] | None = None) -> list[tuple[str, str]]:
     """The host's links to switches in the run whose port is oper up (a bond sends on those only, as
-    LACP would see); when none is up, those to switches in the run (its flows then meet the down port
-    and are dropped there); TopologyError when every switch it is on is left out."""
+    LACP would see) and, of a bond's, those one aggregator takes (``nos.lab.lacp``: partners that send
+    the same system id); when none is up, those to switches in the run (its flows then meet the down
+    port and are dropped there); TopologyError when every switch it is on is left out."""
     ends = [(e.node, e.port) for e in host.attachments() if e.node in tables]
     if not ends:
         raise TopologyError([f"host {host.name}: every switch it is cabled to ({host.node}"
                              f"{', ' + host.peer_node if host.peer_node else ''}) is down"])
     up = [(n, p) for n, p in ends if _oper_up(tables[n], p)]
-    return up or ends
+    return one_aggregator(up, lacp or {}) or ends
+
+
+def split_bonds(topo: Topology, tables: Mapping[str, Tables], lacp: Mapping[tuple[str, str], str]) -> list[str]:
+    """The hosts whose bond aggregates fewer of its up links than it has: its partners send different
+    LACP system ids (an MC-LAG pair whose session is down)."""
+    out = []
+    for h in topo.hosts:
+        up = [(e.node, e.port) for e in h.attachments() if e.node in tables and _oper_up(tables[e.node], e.port)]
+        if len(one_aggregator(up, lacp)) < len(up):
+            out.append(h.name)
+    return out
 
 
 def _oper_up(tables: Tables, port: str) -> bool:
@@ -65,14 +79,16 @@ def _oper_up(tables: Tables, port: str) -> bool:
     return port in names and bool(tables.ports.oper_up[names.index(port)])
 
 
-def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario) -> Fabric:
+def lab_fabric(topo: Topology, tables: Mapping[str, Tables], lab: LabScenario,
+               lacp: Mapping[tuple[str, str], str] | None = None) -> Fabric:
     """The fabric of a running lab: each switch's exported tables, the topology's cables and hosts (a
     host honours pause unless its scenario group says ``ignores_pause``; a dual-homed host is a bond of
-    its links that are up). A switch without tables (down) is left out with its links."""
+    its links that are up and that one aggregator takes, by the system ids ``lacp`` says each switch
+    port sends). A switch without tables (down) is left out with its links."""
     groups = lab.scenario.hosts
     hosts = []
     for i, h in enumerate(topo.hosts):
-        (switch, port), *also = _links_up(h, tables)
+        (switch, port), *also = _links_up(h, tables, lacp)
         hosts.append(FabricHost(h.name, switch, port, int(h.mac.replace(":", ""), 16), int(ipaddress.IPv4Address(h.ip)),
                                 float(groups[i].speed or h.speed_bps), float(groups[i].cable or h.cable_m),
                                 honours_pause=not groups[i].ignores_pause, also=tuple(also)))

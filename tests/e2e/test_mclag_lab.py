@@ -163,12 +163,15 @@ def test_iccpd_killed_drops_the_session_and_its_restart_restores_it(lab: dict[st
 
 def test_keepalive_lost_loses_no_traffic(lab: dict[str, object]) -> None:
     """iccpd killed on leaf1 during a run: the peers' data planes never wait on it (leaf2 takes the active
-    role and its own system MAC when the session drops, which widens what it forwards), so no look over
-    the session timeout and a second loses a flow, and the restarted iccpd brings the session back."""
+    role and its own system MAC when the session drops: the hosts' bonds see two LACP partners and keep
+    leaf1's links, and leaf2 lifts its isolation), so no look over the session timeout and a second
+    loses a flow, and the restarted iccpd brings the session back."""
     wait_until(lambda: session("leaf2").get("oper_status") == "up", timeout=30, interval=0.1)
     doc = _across("kill leaf1 iccpd")
     _check_window(doc)
     assert doc["losing_takes"] == 0 and doc["flows_lost"] == 0 and doc["observed_s"] >= 4.0
+    # while the session was down leaf2 sent its own system MAC: the hosts' bonds kept leaf1's links only
+    assert doc["bond_split_looks"] > 0, doc["looks"]
     wait_until(lambda: (session("leaf1").get("role"), session("leaf2").get("role")) == ("active", "standby")
                and session("leaf1").get("oper_status") == "up", timeout=30, interval=0.1)
 
