@@ -395,14 +395,19 @@ class FastPathShell:
         return done
 
 
+def _child_databases(url: str) -> Databases:
+    """A forked child's own start: syncd's signal handling undone, connections of its own."""
+    signal.set_wakeup_fd(-1)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    return Databases(url)
+
+
 def _child_main(url: str, job_id: str, scenario: str, tables: Tables, cables: dict[str, float], fd: int) -> None:
     """The forked model process: run, write the result, send the counter updates, exit."""
     code = 0
     try:
-        signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, signal.SIG_DFL)
-        dbs = Databases(url)
+        dbs = _child_databases(url)
         hash_ = Table(dbs[STATE_DB], NOS_TRAFFIC_JOB)
         try:
             from syncd_sim import traffic_jobs as jobs
@@ -438,10 +443,7 @@ def _export_child(url: str, job_id: str, store: ObjectStore, watchdog: Any, cabl
     """A forked ``now`` export: compile the store as it was at the fork, hand the tables over, exit."""
     code = 0
     try:
-        signal.set_wakeup_fd(-1)
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, signal.SIG_DFL)
-        dbs = Databases(url)
+        dbs = _child_databases(url)
         jobs = Table(dbs[STATE_DB], NOS_TRAFFIC_JOB)
         try:
             from fastpath.tables_codec import encode

@@ -78,15 +78,6 @@ def parse_change(text: str, topo: Topology) -> Change:
     raise ValueError(f"--across {text!r}: not a change (one of: {USAGE})")
 
 
-def _far_end(topo: Topology, end: Endpoint) -> Endpoint | None:
-    for link in topo.links:
-        if link.a == end:
-            return link.b
-        if link.b == end:
-            return link.a
-    return None
-
-
 def dead_ports(changes: Iterable[Change], topo: Topology) -> dict[str, set[str]]:
     """The switch ports without carrier from ``t0`` on, by switch: a shut port and the far end of its
     cable, both ends of a cut link, every switch port cabled to a killed switch. (A host's link is
@@ -96,7 +87,7 @@ def dead_ports(changes: Iterable[Change], topo: Topology) -> dict[str, set[str]]
     for change in changes:
         ends: list[Endpoint] = []
         if change.kind == SHUTDOWN:
-            far = _far_end(topo, change.ends[0])
+            far = topo.peer(change.ends[0].node, change.ends[0].port)
             ends = [change.ends[0], *([far] if far else [])]
         elif change.kind == LINK_DOWN:
             ends = list(change.ends)
