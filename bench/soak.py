@@ -261,12 +261,12 @@ def in_window(samples: list[tuple[float, float]], window: soak_load.Window) -> l
     return [latency for sent, latency in samples if window.start <= sent < window.stop]
 
 
-def deliveries(log: list[tuple[str, int, float, float, float]], arrivals: list[tuple[int, str, int, float]],
+def deliveries(log: list[soak_load.Write], arrivals: list[tuple[int, str, int, float]],
                streams: dict[str, int]) -> tuple[list[float], int]:
     """ON_CHANGE delivery times (each PATCH's first update at each subscriber, from the send) and how
     many (PATCH, subscriber of its port) pairs never got one."""
     writes: dict[str, list[tuple[float, int]]] = {}
-    for port, mtu, sent, _, _ in log:
+    for port, mtu, sent, *_ in log:
         writes.setdefault(port, []).append((sent, mtu))
     for entries in writes.values():
         entries.sort()
@@ -310,8 +310,11 @@ def figures(results: dict[str, Any], window: soak_load.Window, probes: dict[str,
     return {
         "seconds": window.stop - window.start, "load": _load_average(),
         "counters_get": {**summary(served), "per_s": len(served) / (window.stop - window.start)},
-        "patch_accepted": summary([answered - sent for _, _, sent, answered, _ in log]),
-        "patch_applied": summary([seen - sent for _, _, sent, _, seen in log]),
+        "patch_accepted": summary([w[3] - w[2] for w in log]),
+        "patch_applied": summary([w[4] - w[2] for w in log]),
+        "patch_hops": {"to_appl_db": summary([w[5] - w[2] for w in log]),
+                       "waiting_for_orchagent": summary([w[6] - w[5] for w in log]),
+                       "orchagent_to_asic_db": summary([w[4] - w[6] for w in log])},
         "on_change": {**summary(on_change), "missed": missed} if on_change else {"n": 0, "missed": missed},
         "requests_served": len(served) + len(log), "errors": dict(errors), "error_count": sum(errors.values()),
         "warmup_errors": counters["warmup_errors"] + patches["warmup_errors"],
@@ -336,7 +339,10 @@ MEDIANS = {"counters_p50_ms": ("counters_get", "p50_ms"), "counters_p99_ms": ("c
            "on_change_p99_ms": ("on_change", "p99_ms"), "http_p50_ms": ("http_rtt", "p50_ms"),
            "http_p99_ms": ("http_rtt", "p99_ms"), "redis_p50_ms": ("redis_hgetall", "p50_ms"),
            "redis_p99_ms": ("redis_hgetall", "p99_ms"), "requests_served": ("requests_served",),
-           "churn_routes_per_s": ("churn", "routes_per_s")}
+           "churn_routes_per_s": ("churn", "routes_per_s"),
+           **{f"hop_{short}_{p}_ms": ("patch_hops", hop, f"{p}_ms") for short, hop in
+              (("appl", "to_appl_db"), ("wait", "waiting_for_orchagent"), ("asic", "orchagent_to_asic_db"))
+              for p in ("p50", "p99")}}
 
 
 def run(runs: int = 3, seconds: float = SECONDS, sku: str = SKU) -> dict[str, Any]:
@@ -360,6 +366,9 @@ def report(out: dict[str, Any]) -> None:
              f"{m['counters_per_s']:,.0f} req/s"),
             ("PATCH one field, accepted", "accepted", ""),
             ("PATCH one field, in ASIC_DB", "applied", f"(target p99 < {TARGETS['applied_p99_ms']:.0f} ms)"),
+            ("  send -> APPL_DB (REST, cfgmgrd)", "hop_appl", ""),
+            ("  in APPL_DB until orchagent pops", "hop_wait", ""),
+            ("  orchagent pop -> ASIC_DB", "hop_asic", "(orchagent, syncd_sim)"),
             ("gNMI ON_CHANGE delivery", "on_change", "(from the PATCH's send)"),
             ("GET health, bare round trip", "http", "(reference, same load)"),
             ("raw Redis HGETALL, one port", "redis", "(reference, same load)")]

@@ -27,6 +27,9 @@ CHURN_TIMEOUT_S = 120.0
 GNMI_ORIGIN = "sonic-db:/CONFIG_DB/localhost"
 
 
+Write = tuple[str, int, float, float, float, float, float]  # port, mtu, sent, answered, applied, queued, popped
+
+
 @dataclass(frozen=True)
 class Window:
     start: float
@@ -144,11 +147,23 @@ class AsicWatch:
         self.client = aioredis.Redis.from_url(url, db=1, decode_responses=True, protocol=2)
         self.keys = keys  # ASIC_STATE key -> port
         self.expected: dict[str, tuple[str, asyncio.Future[float]]] = {}
+        # the hops on the way, by port: (time, what) of cfgmgrd's write of the APPL_DB PORT_TABLE row
+        # (``_PORT_TABLE:<port>`` set) and of orchagent's pop of it (``PORT_TABLE:<port>`` set)
+        self.appl = {f"__keyspace@0__:{prefix}PORT_TABLE:{port}": (port, hop)
+                     for port in keys.values() for prefix, hop in (("_", "queued"), ("", "popped"))}
+        self.hops: dict[str, list[tuple[float, str]]] = {port: [] for port in keys.values()}
 
     async def start(self) -> None:
         self.pubsub = self.client.pubsub()
-        await self.pubsub.subscribe(*(f"__keyspace@1__:{key}" for key in self.keys))
+        await self.pubsub.subscribe(*(f"__keyspace@1__:{key}" for key in self.keys), *self.appl)
         self.task = asyncio.create_task(self._run())
+
+    def hop_times(self, port: str, sent: float, seen: float) -> tuple[float, float]:
+        """When, after ``sent``, cfgmgrd wrote the port's APPL_DB row and orchagent popped it (``seen`` if not seen)."""
+        queued = next((t for t, hop in self.hops[port] if hop == "queued" and t >= sent), seen)
+        popped = next((t for t, hop in self.hops[port] if hop == "popped" and t >= queued), seen)
+        self.hops[port] = [entry for entry in self.hops[port] if entry[0] > seen]
+        return queued, popped
 
     def expect(self, port: str, mtu: int) -> asyncio.Future[float]:
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()
@@ -159,6 +174,11 @@ class AsicWatch:
         async for message in self.pubsub.listen():
             seen = time.monotonic()
             if message["type"] != "message":
+                continue
+            hop = self.appl.get(message["channel"])
+            if hop is not None:
+                if message["data"] == "hset":
+                    self.hops[hop[0]].append((seen, hop[1]))
                 continue
             key = message["channel"].split(":", 1)[1]
             port = self.keys.get(key)
@@ -175,8 +195,8 @@ class AsicWatch:
 
 
 async def _patch_once(conn: HttpConnection, watch: AsicWatch, port: str, mtu: int,
-                      errors: Counter[str]) -> tuple[str, int, float, float, float] | None:
-    """(port, mtu, sent, answered, applied) of one PATCH, or None when it failed (counted)."""
+                      errors: Counter[str]) -> Write | None:
+    """(port, mtu, sent, answered, applied, queued, popped) of one PATCH, or None when it failed (counted)."""
     applied = watch.expect(port, mtu)
     sent = time.monotonic()
     if await guarded_exchange(conn, patch_request(conn.host, port, mtu), errors) is None:
@@ -187,11 +207,11 @@ async def _patch_once(conn: HttpConnection, watch: AsicWatch, port: str, mtu: in
     except TimeoutError:
         errors[f"not in ASIC_DB within {APPLIED_TIMEOUT_S:.0f} s"] += 1
         return None
-    return port, mtu, sent, answered, seen
+    return (port, mtu, sent, answered, seen, *watch.hop_times(port, sent, seen))
 
 
 async def _writer(base: str, port: str, watch: AsicWatch, pause_s: float, window_at: asyncio.Future[Window],
-                  log: list[tuple[str, int, float, float, float]], errors: Counter[str], warm: list[str]) -> None:
+                  log: list[Write], errors: Counter[str], warm: list[str]) -> None:
     conn = HttpConnection(base)
     for i in range(2):  # warm-up
         await _patch_once(conn, watch, port, MTUS[i % 2], errors)
@@ -213,7 +233,7 @@ async def _writers(base: str, url: str, ports: dict[str, str], pause_s: float, o
     watch = AsicWatch(url, {key: port for port, key in ports.items()})
     await watch.start()
     window_at: asyncio.Future[Window] = loop.create_future()
-    log: list[tuple[str, int, float, float, float]] = []
+    log: list[Write] = []
     errors: Counter[str] = Counter()
     warm: list[str] = []
     tasks = [asyncio.create_task(_writer(base, port, watch, pause_s, window_at, log, errors, warm))

@@ -10,7 +10,7 @@ are still caught by the transaction's generation check.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,8 @@ class ApiContext:
     jobs: JobStore = field(default_factory=JobStore)
     write_lock: threading.Lock = field(default_factory=threading.Lock)
     on_close: list[Callable[[], None]] = field(default_factory=list)
+    # GET paths answered from a kept body without FastAPI's routing (``nos.api.rest.hot_reads``)
+    kept_reads: dict[str, Callable[[], Awaitable[tuple[bytes, bytes]]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.cdb = ConfigDBConnector(self.dbs[CONFIG_DB], cached=True)  # snapshots kept current by keyspace events
