@@ -29,6 +29,7 @@ from nos.api.auth import Authenticator
 from nos.api.rest import errors, write_params
 from nos.api.rest.context import ApiContext
 from nos.api.rest.hot_reads import HotReads
+from nos.api.rest.in_flight import InFlight
 from nos.api.rest.limits import BodyLimits, LimitBodies
 from nos.api.rest.routes import config, counters, intents, operations, state, system, traffic
 from nos.api.rest.security import Guard
@@ -67,6 +68,7 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
     app.add_middleware(HotReads, reads=ctx.kept_reads)  # innermost: kept bodies (what monitoring polls)
     app.add_middleware(LimitBodies, limits=limits)  # inside Guard: body size (413) and JSON nesting (400)
     app.add_middleware(Guard, auth=auth)  # every request but health and the docs: credentials and role
+    app.add_middleware(InFlight, active=ctx.active)  # outermost: the requests being served
     add_routes(app, [system.health_router()])
     # Paths are matched in registration order (after FastAPI's own /docs and /openapi.json) and the
     # prefixes do not overlap: writes (config.routers puts them first) and what monitoring polls

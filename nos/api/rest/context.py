@@ -16,6 +16,7 @@ from pathlib import Path
 
 from nos.api.auth import Authenticator
 from nos.api.rest.config_dir import ConfigDir
+from nos.api.rest.in_flight import Active
 from nos.api.rest.jobs import JobStore
 from nos.db import ConfigDBConnector
 from nos.db.connector import Databases
@@ -32,6 +33,7 @@ class ApiContext:
     config_dir: Path | None = None  # where operations read and write files (None: the run directory)
     jobs: JobStore = field(default_factory=JobStore)
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    active: Active = field(default_factory=Active)  # requests in flight (``nos.api.rest.in_flight``)
     on_close: list[Callable[[], None]] = field(default_factory=list)
     # GET paths answered from a kept body without FastAPI's routing (``nos.api.rest.hot_reads``)
     kept_reads: dict[str, Callable[[], Awaitable[tuple[bytes, bytes]]]] = field(default_factory=dict)
