@@ -14,7 +14,9 @@ upper bound):
   window ends is finished.
 * **counters**: ``GET_CLIENTS`` keep-alive clients ``GET /api/v1/counters/interfaces`` (all 128 ports,
   ``Accept-Encoding: gzip`` as httpx sends it) in a closed loop: each sends its next request when the
-  last answer is in, as ``bench.rest``'s 50-client figure.
+  last answer is in, as ``bench.rest``'s 50-client figure (the REST server is saturated: its figures
+  are its throughput shared out). ``run`` adds one soak with each reader polling at ``POLL_HZ``
+  instead, what collectors do.
 * **patches**: ``PATCH_CLIENTS`` keep-alive clients (the rest of the 100), each owning a port that is not
   routed: one JSON Patch of its mtu (9000 and 9100 in turn, ``PATCH /api/v1/config``), then wait until
   ASIC_DB ``ASIC_STATE`` shows it (keyspace notification, then HGET, as ``bench.rest``), ``PATCH_PAUSE_S``
@@ -22,8 +24,9 @@ upper bound):
 * **subscribers**: ``SUBSCRIBERS`` pygnmi clients (threads of one process), each with a STREAM
   ON_CHANGE subscription of one patched port's CONFIG_DB row (``sonic-db:/CONFIG_DB/localhost/PORT/<port>``),
   two per port. Delivery = from the PATCH's send to the update's arrival; an update is matched to the
-  latest PATCH of that port and mtu sent before it arrived. A PATCH in the window whose update never
-  reached a subscriber of its port is counted as missed.
+  latest PATCH of that port and mtu sent before it arrived. A PATCH whose change a subscriber got only
+  folded into a later update (the server sends a stream that is behind what changed meanwhile in one
+  re-read) is counted apart, as ``missed``.
 * **references** (the bench's own process, every ``PROBE_S``): the bare HTTP round trip (``GET
   /api/v1/health``) and a raw ``HGETALL`` of one port's ``COUNTERS`` hash on the switch's Redis: what the
   machine gives any request under the same load.
@@ -72,6 +75,7 @@ ROUTES = 10_000
 ROUTED_PORTS = 32       # Ethernet0..124, a static peer each (bench.routes.configure)
 SETS = 200              # distinct ECMP next-hop sets of the churned routes (50 routes a set, as bench.routes)
 PATCH_PAUSE_S = 0.1
+POLL_HZ = 10.0          # the second soak's counter readers: one GET every 0.1 s each (900 req/s offered)
 PROBE_S = 0.05
 TARGETS = {"counters_p99_ms": 50.0, "applied_p99_ms": 50.0, "errors": 0}
 LABELS = {"nos.cli.main": "supervisor (nos up)", "nos.cfgmgr": "cfgmgrd", "nos.api.rest": "REST",
@@ -189,7 +193,7 @@ def prepare(url: str) -> dict[str, str]:
         dbs.close()
 
 
-def start_load(endpoints: dict[str, str], supervisor: int, ports: dict[str, str], seconds: float,
+def start_load(endpoints: dict[str, str], supervisor: int, ports: dict[str, str], seconds: float, rate_hz: float,
                ) -> tuple[dict[str, Any], soak_load.Window, list[multiprocessing.process.BaseProcess]]:
     """Start every part of the load, wait until each is ready, open the window; returns the queue's
     future results (filled by ``collect``), the window and the processes."""
@@ -198,7 +202,7 @@ def start_load(endpoints: dict[str, str], supervisor: int, ports: dict[str, str]
     subscribed = subscribed_ports(list(ports))
     parts: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
         (soak_load.churn, (endpoints["redis"], ROUTES, ROUTED_PORTS, SETS, supervisor)),
-        (soak_load.counter_readers, (endpoints["rest"], REST_CLIENTS - PATCH_CLIENTS)),
+        (soak_load.counter_readers, (endpoints["rest"], REST_CLIENTS - PATCH_CLIENTS, rate_hz)),
         (soak_load.patch_writers, (endpoints["rest"], endpoints["redis"], ports, PATCH_PAUSE_S)),
         (soak_load.subscribers, (endpoints["gnmi"], subscribed)),
     ]
@@ -226,14 +230,15 @@ def collect(queue: Any, procs: list[multiprocessing.process.BaseProcess], timeou
     return results
 
 
-def run_once(seconds: float = SECONDS, sku: str = SKU) -> dict[str, Any]:
-    """One soak on a fresh switch: the figures of the module docstring."""
+def run_once(seconds: float = SECONDS, sku: str = SKU, rate_hz: float = 0.0) -> dict[str, Any]:
+    """One soak on a fresh switch: the figures of the module docstring; the counter readers in a closed
+    loop (``rate_hz`` 0) or each polling at ``rate_hz``."""
     with running_switch(sku) as (run, endpoints):
         supervisor = int((run.boot_state() or {})["pid"])
         oids = prepare(endpoints["redis"])
         ports = patch_ports(oids)
         before = memory(supervisor)
-        load, window, procs = start_load(endpoints, supervisor, ports, seconds)
+        load, window, procs = start_load(endpoints, supervisor, ports, seconds, rate_hz)
         sleep = max(0.0, window.start - time.monotonic())
         time.sleep(sleep)
         start_rss = memory(supervisor)
@@ -250,6 +255,7 @@ def run_once(seconds: float = SECONDS, sku: str = SKU) -> dict[str, Any]:
         asic.close()
         end_rss = memory(supervisor)
     out = figures(results, window, probes, {"before": before, "start": start_rss, "end": end_rss})
+    out["rate_hz"] = rate_hz
     out["cpu_cores"] = {name: round((cpu_end[name] - cpu_start[name]) / seconds, 2) for name in cpu_end
                         if name in cpu_start}
     return out
@@ -346,9 +352,12 @@ MEDIANS = {"counters_p50_ms": ("counters_get", "p50_ms"), "counters_p99_ms": ("c
 
 
 def run(runs: int = 3, seconds: float = SECONDS, sku: str = SKU) -> dict[str, Any]:
-    """``run_once`` on ``runs`` fresh switches, each figure's median over them, every run kept."""
+    """``run_once`` on ``runs`` fresh switches, each figure's median over them, every run kept; then one
+    soak with the counter readers polling at ``POLL_HZ`` each instead of in a closed loop."""
     done = [run_once(seconds, sku) for _ in range(runs)]
+    polling = run_once(seconds, sku, POLL_HZ)
     return {"runs": done, "median": {name: median_at(done, path) for name, path in MEDIANS.items()},
+            "polling": {name: median_at([polling], path) for name, path in MEDIANS.items()} | {"run": polling},
             "targets": TARGETS, "clients": {"rest": REST_CLIENTS, "patch": PATCH_CLIENTS, "gnmi": SUBSCRIBERS},
             "routes": ROUTES, "seconds": seconds}
 
@@ -373,7 +382,13 @@ def report(out: dict[str, Any]) -> None:
             ("GET health, bare round trip", "http", "(reference, same load)"),
             ("raw Redis HGETALL, one port", "redis", "(reference, same load)")]
     for text, key, note in rows:
-        print(f"  {text:<30} p50 {m[f'{key}_p50_ms']:7.2f} ms  p99 {m[f'{key}_p99_ms']:7.2f} ms   {note}")
+        print(f"  {text:<34} p50 {m[f'{key}_p50_ms']:7.2f} ms  p99 {m[f'{key}_p99_ms']:7.2f} ms   {note}")
+    if "polling" in out:
+        p = out["polling"]
+        print(f"  the same with the counter readers polling at {POLL_HZ:.0f} Hz each (one run; load average "
+              f"{p['run']['load'][0]}): errors {p['run']['error_count']}")
+        for text, key, _ in rows:
+            print(f"    {text:<32} p50 {p[f'{key}_p50_ms']:7.2f} ms  p99 {p[f'{key}_p99_ms']:7.2f} ms")
     last = runs[-1]["memory"]
     print(f"  memory (last run), MB at start -> end (growth; last - first churn cycle end over "
           f"{last['cycles']} cycles):")
@@ -385,8 +400,14 @@ def report(out: dict[str, Any]) -> None:
                                                               for name, cores in runs[-1]["cpu_cores"].items()))
     for r in runs:
         if r["error_count"] or r["on_change"].get("missed"):
-            print(f"  run errors: {r['errors']}, ON_CHANGE missed {r['on_change'].get('missed')}")
+            print(f"  run errors: {r['errors']}; ON_CHANGE: {r['on_change'].get('missed')} PATCHes whose update a "
+                  "subscriber got only folded into a later one (the stream was behind)")
 
 
 if __name__ == "__main__":
-    report(run(runs=1, seconds=float(sys.argv[1]) if len(sys.argv) > 1 else SECONDS))
+    # python -m bench.soak [SECONDS [POLL_HZ]]: one soak (closed-loop readers, or polling at POLL_HZ)
+    once = run_once(float(sys.argv[1]) if len(sys.argv) > 1 else SECONDS,
+                    rate_hz=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
+    report({"runs": [once], "median": {name: median_at([once], path) for name, path in MEDIANS.items()},
+            "targets": TARGETS, "clients": {"rest": REST_CLIENTS, "patch": PATCH_CLIENTS, "gnmi": SUBSCRIBERS},
+            "routes": ROUTES, "seconds": once["seconds"]})

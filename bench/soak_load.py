@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import threading
 import time
 from collections import Counter
@@ -104,25 +105,35 @@ async def guarded_exchange(conn: HttpConnection, request: bytes, errors: Counter
 
 # ---- counter readers ------------------------------------------------------------------------------
 
-async def _reader(base: str, window_at: asyncio.Future[Window], samples: list[tuple[float, float]],
+async def _reader(base: str, rate_hz: float, window_at: asyncio.Future[Window], samples: list[tuple[float, float]],
                   errors: Counter[str]) -> None:
+    """One reader: closed loop (``rate_hz`` 0), or one request every 1/``rate_hz`` s from a random phase
+    (sent at once when the previous answer came late, never in a burst to catch up)."""
     conn = HttpConnection(base)
     request = get_request(conn.host, COUNTERS_PATH)
     for _ in range(2):  # warm-up: the connection, the server's kept body
         await guarded_exchange(conn, request, errors)
     window = await window_at
+    period = 1.0 / rate_hz if rate_hz else 0.0
+    due = window.start + random.random() * period
     while (sent := time.monotonic()) < window.stop:
+        if period:
+            if due > sent:
+                await asyncio.sleep(due - sent)
+                sent = time.monotonic()
+            due = max(due + period, sent)
         if await guarded_exchange(conn, request, errors) is not None:
             samples.append((sent, time.monotonic() - sent))
     conn.close()
 
 
-async def _readers(base: str, clients: int, name: str, out: Queue[Any], go: Event, window: Any) -> dict[str, Any]:
+async def _readers(base: str, clients: int, rate_hz: float, name: str, out: Queue[Any], go: Event,
+                   window: Any) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     window_at: asyncio.Future[Window] = loop.create_future()
     samples: list[tuple[float, float]] = []
     errors: Counter[str] = Counter()
-    tasks = [asyncio.create_task(_reader(base, window_at, samples, errors)) for _ in range(clients)]
+    tasks = [asyncio.create_task(_reader(base, rate_hz, window_at, samples, errors)) for _ in range(clients)]
     await asyncio.sleep(0.5)  # connections open, warm-up requests answered
     warmup_errors = sum(errors.values())
     window_at.set_result(await loop.run_in_executor(None, wait_window, name, out, go, window))
@@ -130,9 +141,9 @@ async def _readers(base: str, clients: int, name: str, out: Queue[Any], go: Even
     return {"samples": samples, "errors": dict(errors), "warmup_errors": warmup_errors}
 
 
-def counter_readers(base: str, clients: int, out: Queue[Any], go: Event, window: Any) -> None:
-    """``clients`` closed-loop readers of every port's counters."""
-    out.put(("counters", asyncio.run(_readers(base, clients, "counters", out, go, window))))
+def counter_readers(base: str, clients: int, rate_hz: float, out: Queue[Any], go: Event, window: Any) -> None:
+    """``clients`` readers of every port's counters, closed-loop (``rate_hz`` 0) or each at ``rate_hz``."""
+    out.put(("counters", asyncio.run(_readers(base, clients, rate_hz, "counters", out, go, window))))
 
 
 # ---- patch writers --------------------------------------------------------------------------------
