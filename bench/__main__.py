@@ -10,7 +10,22 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench import boot, db, fabric, forward, gnmi, lab, mclag, reload, rest, restart, routes, traffic, traffic_request
+from bench import (
+    boot,
+    db,
+    fabric,
+    forward,
+    gnmi,
+    lab,
+    mclag,
+    reload,
+    rest,
+    restart,
+    routes,
+    soak,
+    traffic,
+    traffic_request,
+)
 from nos.runtime.redis_server import RedisServer
 
 
@@ -82,6 +97,7 @@ MODULES: dict[str, tuple[Callable[[int], Any], Callable[[Any], None]]] = {
     "traffic-request": (traffic_request.run, traffic_request.report),
     "lab": (lambda runs: lab.run(runs=min(runs, 3)), lab.report),  # a lab up costs ~20 s of both cores
     "mclag": (lambda runs: mclag.run(runs=min(runs, 5)), mclag.report),
+    "soak": (lambda runs: soak.run(runs=min(runs, 3)), soak.report),  # ~80 s of both cores a run
 }
 
 

@@ -2,7 +2,8 @@
 
 Routers, one module per resource family (``routes/``): system (health, status), config (CONFIG_DB
 CRUD and JSON Patch), state, counters, operations and jobs. Every request but health and the docs
-passes the authentication middleware (``security.Guard``), then the body limits (``limits``); every
+passes the authentication middleware (``security.Guard``), then the body limits (``limits``); a GET
+of a kept body (all ports' counters) is then answered by ``hot_reads`` without the routing; every
 failure is a RESTCONF error body (``errors``).
 Routes that touch Redis are plain ``def`` so FastAPI runs the blocking calls in its threadpool.
 
@@ -27,6 +28,8 @@ from nos import __version__
 from nos.api.auth import Authenticator
 from nos.api.rest import errors, write_params
 from nos.api.rest.context import ApiContext
+from nos.api.rest.hot_reads import HotReads
+from nos.api.rest.in_flight import InFlight
 from nos.api.rest.limits import BodyLimits, LimitBodies
 from nos.api.rest.routes import config, counters, intents, operations, state, system, traffic
 from nos.api.rest.security import Guard
@@ -62,8 +65,10 @@ def create_app(dbs: Databases, daemons: tuple[str, ...] = (), *, run_dir: Path |
                   lifespan=lifespan, **TELEMETRY_OFF)
     app.state.ctx = ctx
     errors.install(app)
+    app.add_middleware(HotReads, reads=ctx.kept_reads)  # innermost: kept bodies (what monitoring polls)
     app.add_middleware(LimitBodies, limits=limits)  # inside Guard: body size (413) and JSON nesting (400)
     app.add_middleware(Guard, auth=auth)  # every request but health and the docs: credentials and role
+    app.add_middleware(InFlight, active=ctx.active)  # outermost: the requests being served
     add_routes(app, [system.health_router()])
     # Paths are matched in registration order (after FastAPI's own /docs and /openapi.json) and the
     # prefixes do not overlap: writes (config.routers puts them first) and what monitoring polls

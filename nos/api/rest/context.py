@@ -10,12 +10,13 @@ are still caught by the transaction's generation check.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nos.api.auth import Authenticator
 from nos.api.rest.config_dir import ConfigDir
+from nos.api.rest.in_flight import Active
 from nos.api.rest.jobs import JobStore
 from nos.db import ConfigDBConnector
 from nos.db.connector import Databases
@@ -32,7 +33,10 @@ class ApiContext:
     config_dir: Path | None = None  # where operations read and write files (None: the run directory)
     jobs: JobStore = field(default_factory=JobStore)
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    active: Active = field(default_factory=Active)  # requests in flight (``nos.api.rest.in_flight``)
     on_close: list[Callable[[], None]] = field(default_factory=list)
+    # GET paths answered from a kept body without FastAPI's routing (``nos.api.rest.hot_reads``)
+    kept_reads: dict[str, Callable[[], Awaitable[tuple[bytes, bytes]]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.cdb = ConfigDBConnector(self.dbs[CONFIG_DB], cached=True)  # snapshots kept current by keyspace events

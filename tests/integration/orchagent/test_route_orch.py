@@ -7,6 +7,7 @@ import pytest
 
 from nos.db import ProducerStateTable
 from orchagent.core.events import OperChanged
+from orchagent.orchs.route import POP_BATCH
 from tests.integration.orchagent.test_intf_orch import appl, asic_objects, asic_routes, l3_agent, route_interface
 
 pytestmark = pytest.mark.integration
@@ -243,22 +244,24 @@ def test_a_route_changed_while_its_answer_is_in_flight_ends_as_last_written(orch
     producer.set_many(rows)
     producer.flush()
     route_orch = next(o for o in agent.orchs.values() if type(o).__name__ == "RouteOrch")
-    agent.drive(lambda: len(route_orch.flight_tasks) >= 1024)      # a full pop sent, not settled
-    in_flight = sorted(route_orch.flight_tasks)[:300]
-    producer.set_many([(key, second) for key in in_flight[:200]])
-    producer.delete_many(in_flight[200:])
+    agent.drive(lambda: len(route_orch.flight_tasks) >= POP_BATCH)  # a full pop sent, not settled
+    in_flight = sorted(route_orch.flight_tasks)[:POP_BATCH]
+    changed, deleted = in_flight[:200], in_flight[200:]
+    producer.set_many([(key, second) for key in changed])
+    producer.delete_many(deleted)
     producer.flush()
     consumer = next(c for c in agent.runner.consumers if c.table == "ROUTE_TABLE")
     # done: nothing pending, nothing sent and unanswered, no popped batch unread (prefetch)
     agent.drive(lambda: not consumer.pending and not route_orch.flight and not consumer.has_work(), timeout=30)
     assert consumer.stats.rejected == 0
     installed = {dest: attrs for (dest, _), attrs in asic_routes(raw).items() if dest.startswith("30.")}
-    assert len(installed) == 2900
+    assert len(installed) == 3000 - len(deleted)
     [group] = asic_objects(raw, "NEXT_HOP_GROUP")
-    assert all(installed[key][NH] == group for key in in_flight[:200])
-    assert all(key not in installed for key in in_flight[200:])
-    assert sum(attrs[NH] == nhs["10.0.0.1"] for attrs in installed.values()) == 2700
-    assert agent.deps.l3.next_hops[("10.0.0.1", "Ethernet0")].refs == 2700
+    assert all(installed[key][NH] == group for key in changed)
+    assert all(key not in installed for key in deleted)
+    direct = 3000 - len(changed) - len(deleted)
+    assert sum(attrs[NH] == nhs["10.0.0.1"] for attrs in installed.values()) == direct
+    assert agent.deps.l3.next_hops[("10.0.0.1", "Ethernet0")].refs == direct
 
 
 def test_fallback_to_default_route_when_every_member_is_down(orchagent, dbs, raw):  # NOS-L3-033

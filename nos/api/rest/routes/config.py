@@ -190,14 +190,15 @@ def _write_locked(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | Non
 async def write(ctx: ApiContext, build: Build, dry_run: bool, rows: Rows | None, *, status: int = 200,
                 wait: bool = False) -> Response:
     """``run_write`` answered as JSON. A small write (at most ``INLINE_ROWS`` rows named in ``rows``:
-    well under a millisecond of work) runs on the event loop when the write lock is free, saving two
-    thread hops; otherwise, or while a job or another write holds the lock, it waits for the lock in
-    the threadpool, never on the loop. After the answer is sent, the server's CONFIG_DB cache reads
+    well under a millisecond of work) runs on the event loop when it is the only request in flight and
+    the write lock is free, saving two thread hops; otherwise it runs in the threadpool, never holding
+    the loop while Redis answers (``nos.api.rest.in_flight``), and there waits for the lock if a job or
+    another write holds it. After the answer is sent, the server's CONFIG_DB cache reads
     the events of this write (``catch_up``) while the client reads the answer, not in the next write.
     A write that would change one of the switch's own tables (``NOS_*``) is refused (403) whole. ``wait``:
     answer once the change has reached the ASIC (``?wait=applied``, ``nos.api.rest.wait_param``)."""
     build = internal.guarded(build, internal_refused)  # a raw write never changes a NOS_* table
-    if small(rows) and ctx.write_lock.acquire(blocking=False):
+    if small(rows) and ctx.active.alone() and ctx.write_lock.acquire(blocking=False):
         try:
             body = _write_locked(ctx, build, dry_run, rows)
         finally:

@@ -32,11 +32,13 @@ def router(ctx: ApiContext) -> APIRouter:
     every_port = CountersCache(db, (f"{tbl.COUNTERS_TABLE}{db.separator}*", tbl.COUNTERS_PORT_NAME_MAP),
                                lambda: readers.counters_json(db, tbl.COUNTERS_PORT_NAME_MAP))
     ctx.on_close.append(every_port.close)
+    ctx.kept_reads[f"{api.prefix}/interfaces"] = every_port.get  # GETs without a query: hot_reads answers
 
     @api.get("/interfaces", response_model=models.CountersByName)
     async def interfaces(accept_encoding: Annotated[str | None, Header()] = None) -> Any:
         """Every port's counters (``SAI_PORT_STAT_*``); read again only after COUNTERS_DB changed, and
-        sent gzip-compressed to clients that accept it."""
+        sent gzip-compressed to clients that accept it. (A GET without a query string is answered with
+        the same body and headers by ``nos.api.rest.hot_reads``, before the routing.)"""
         return json_variant(*await every_port.get(), accept_encoding)
 
     @api.get("/interfaces/{name}", response_model=models.Counters)

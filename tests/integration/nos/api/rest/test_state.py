@@ -128,6 +128,19 @@ def test_all_ports_counters_are_gzipped_for_clients_that_accept_it(client: TestC
     assert "content-encoding" not in client.get(url, headers={"Accept-Encoding": "gzip;q=0"}).headers
 
 
+def test_kept_counters_are_answered_before_the_routing_as_the_route_answers(client: TestClient,
+                                                                            switch: Databases) -> None:
+    """A GET without a query string is answered by ``hot_reads``; with one it goes through FastAPI's route:
+    the same status, headers and bytes either way, gzip or not."""
+    for accept in ("gzip", "identity"):
+        hot = client.get("/api/v1/counters/interfaces", headers={"Accept-Encoding": accept})
+        routed = client.get("/api/v1/counters/interfaces?via=route", headers={"Accept-Encoding": accept})
+        assert hot.status_code == routed.status_code == 200
+        assert dict(hot.headers) == dict(routed.headers), accept
+        assert hot.content == routed.content and hot.json()["Ethernet0"]["SAI_PORT_STAT_IF_IN_OCTETS"] == 1000
+    assert client.head("/api/v1/counters/interfaces").status_code == 405  # only GET, as the route
+
+
 def test_metrics_in_prometheus_text_format(client: TestClient, switch: Databases) -> None:
     reply = client.get("/metrics")
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("text/plain; version=0.0.4")
