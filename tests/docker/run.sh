@@ -27,6 +27,7 @@ for pair in dockerd:docker.io docker-compose:docker-compose mmdebstrap:mmdebstra
 done
 [ -x /usr/bin/docker ] || need+=(docker.io)
 /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u | grep .)
 if [ ${#need[@]} -gt 0 ]; then
   say "apt-get install ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
