@@ -40,10 +40,11 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def connect(run_dir: str | None) -> tuple[RunDir, Databases]:
-    """The databases of the switch running in ``run_dir``; a clear error when none is."""
+    """The databases of the switch running in ``run_dir`` (started by ``nos up``, or attached with
+    ``nos attach``); a clear error when none is."""
     run = RunDir.resolve(run_dir)
     endpoints = run.endpoints()
-    if not endpoints or run.supervisor_pid() is None:
+    if not endpoints or (run.supervisor_pid() is None and run.attachment() is None):
         fail(f"no switch is running in {run.path} (start one with 'nos up', or pass --run-dir)")
     return run, Databases(endpoints["redis"])
 

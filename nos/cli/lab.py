@@ -1,6 +1,7 @@
-"""``nos lab check|config|up|down|status|link``: labs of switches from a topology file (``nos.lab``).
+"""``nos lab check|config|compose|up|down|status|link``: labs of switches from a topology file (``nos.lab``).
 
-``check`` validates a topology, ``config`` prints one switch's generated startup config, ``up``
+``check`` validates a topology, ``config`` prints one switch's generated startup config, ``compose``
+prints a docker-compose file running the lab's switches as containers (``nos.lab.compose``), ``up``
 starts every switch (``nos.lab.supervisor`` in the background) and returns once all are ready,
 ``down`` stops them, ``status`` lists the switches with their endpoints and the links, ``link
 down|up A:PORT B:PORT`` cuts or mends a cable. ``nos --lab NAME --node NODE <command>`` runs any
@@ -22,6 +23,7 @@ from nos.cli.common import fail, json_option, print_json, print_table
 from nos.cli.fabric import lab_traffic_run
 from nos.db.connector import Databases
 from nos.db.table import Table
+from nos.lab import compose
 from nos.lab.addressing import LabPlan, plan, role_of, startup_config, startup_configs
 from nos.lab.labdir import LabDir, LabNotFound, find_lab
 from nos.lab.links import LINK_TABLE, find_link, link_id
@@ -91,6 +93,42 @@ def config(file: Path, node: str, output: Path | None) -> None:
         return
     output.write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     click.echo(f"Wrote {output} ({sum(len(rows) for rows in doc.values())} rows in {len(doc)} tables).")
+
+
+@lab.command("compose")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--dir", "lab_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the switches' startup configs and run dirs go (default ./<lab name>-compose).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the compose file here instead of printing it.")
+@click.option("--image", default=compose.IMAGE, show_default=True, help="The image (make docker-image).")
+@click.option("--publish", default="127.0.0.1", show_default=True,
+              help="Address the ports are published at; beyond loopback the switches need credentials.")
+@click.option("--rest-port", default=8000, show_default=True, help="REST port of the first switch (then +1 each).")
+@click.option("--gnmi-port", default=8080, show_default=True, help="gNMI port of the first switch (then +1 each).")
+@click.option("--redis-port", default=6379, show_default=True, help="Redis TCP port of the first switch (+1 each).")
+def compose_cmd(file: Path, lab_dir: Path | None, output: Path | None, image: str, publish: str, rest_port: int,
+                gnmi_port: int, redis_port: int) -> None:
+    """A docker-compose file that runs FILE's switches as containers (four each, as docker/docker-compose.yml)
+    with their links joined; writes each switch's startup config and run dir under --dir."""
+    topo = _load(file)
+    where = (lab_dir or Path(f"{topo.name}-compose")).resolve()
+    published = compose.Published(publish, rest_port, gnmi_port, redis_port)
+    try:
+        doc = compose.compose_file(topo, where, file.resolve(), published, image)
+    except compose.ComposeError as exc:
+        fail(str(exc), code=EXIT_INVALID)
+    for name, config_doc in startup_configs(topo, plan(topo)).items():
+        (where / "nodes" / name).mkdir(parents=True, exist_ok=True)
+        target = where / "configs" / f"{name}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(config_doc, indent=2, sort_keys=True) + "\n")
+    text = compose.render(topo, where, published, doc)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    output.write_text(text)
+    click.echo(f"Wrote {output} ({len(doc['services'])} services); startup configs and run dirs in {where}.")
 
 
 def lab_dir_of(name: str | None) -> LabDir:

@@ -21,7 +21,7 @@ COMMANDS = {
     "config": "nos.cli.config:config", "redis-cli": "nos.cli.switch:redis_cli", "show": "nos.cli.show:show",
     "user": "nos.cli.user:user", "token": "nos.cli.user:token", "roce": "nos.cli.roce:roce",
     "traffic": "nos.cli.traffic:traffic", "trace": "nos.cli.trace:trace", "lab": "nos.cli.lab:lab",
-    "fabric": "nos.cli.fabric:fabric",
+    "fabric": "nos.cli.fabric:fabric", "attach": "nos.cli.attach:attach",
 }
 
 

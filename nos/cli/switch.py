@@ -156,6 +156,10 @@ def down(run_dir: str | None, timeout: float) -> None:
     """Stop the switch running in the run directory."""
     run = RunDir.resolve(run_dir)
     pid = run.supervisor_pid()
+    attached = run.attachment()
+    if pid is None and attached is not None:
+        fail(f"the switch in {run.path} is attached, not started by 'nos up' (run by {attached.get('by')}): stop it "
+             f"there (e.g. docker-compose down); 'nos attach --forget --run-dir {run.path}' forgets it")
     if pid is None:
         click.echo(f"No switch is running in {run.path}.")
         return
@@ -179,6 +183,8 @@ def status(run_dir: str | None, as_json: bool) -> None:
         if info["pid"]:
             head += f" (pid {info['pid']}, sku {info['sku']}"
             head += f", up {info['uptime_seconds']:.0f} s)" if "uptime_seconds" in info else ")"
+        elif info.get("attached"):
+            head += f" (attached, run by {info['attached']}, sku {info['sku']})"
         click.echo(head)
         if info["checks"]:
             print_table(["Check", "OK", "Detail"],

@@ -9,7 +9,8 @@ the supervisor (``PR_SET_PDEATHSIG``), so a killed lab leaves nothing running.
 
 While the lab runs, every ``LINK_POLL_S`` the supervisor reads the admin state of every cabled port
 (APPL_DB ``PORT_TABLE``) and each end's ``NOS_LINK_TABLE`` rows, and writes the rows that differ from
-``nos.lab.links.carriers`` (so a switch whose Redis or syncd restarted is put right on the next round).
+``nos.lab.links.carriers`` (so a switch whose Redis or syncd restarted is put right on the next round;
+``nos.lab.linkkeeper``, which a docker-compose lab's ``links`` container runs too).
 Polling rather than keyspace subscriptions: a link state change reaches the far end within one round
 (0.1 s) whatever restarted, at a few pipelined reads per switch per round.
 """
@@ -34,8 +35,8 @@ from nos.db.errors import DbError
 from nos.db.table import Table
 from nos.lab.addressing import iccp_hosts, management_net, plan, role_of, startup_configs
 from nos.lab.labdir import LabDir
-from nos.lab.links import LINK_TABLE, PortLink, cabled_ports, carriers
-from nos.lab.model import Endpoint, Topology
+from nos.lab.linkkeeper import LinkKeeper
+from nos.lab.model import Topology
 from nos.lab.topology import TopologyError, check_fits, load_topology
 from nos.runtime import procs
 from nos.runtime.redis_server import port_is_free
@@ -57,8 +58,6 @@ MAX_BACKOFF_S = 30.0
 DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
 ICCP_HOSTS_ENV = "NOS_ICCP_HOSTS"  # read by iccpd (its package docstring)
 ICCP_PORT = 8888                   # iccpd's ICCP_TCP_PORT
-
-PORT_TABLE = APP_PORT_TABLE_NAME
 
 
 class LabBootError(RuntimeError):
@@ -87,6 +86,7 @@ class LabSupervisor:
         self.backoff: dict[str, float] = {}
         self.restart_at: dict[str, float] = {}
         self.restarts: dict[str, int] = {}
+        self.links = LinkKeeper(topo, self.dbs, lab.cuts)
 
     # -- boot -----------------------------------------------------------------------------------
     def _write(self, **changes: Any) -> None:
@@ -195,55 +195,10 @@ class LabSupervisor:
             self.sync_links()
 
     # -- links ----------------------------------------------------------------------------------
-    def _read(self, name: str) -> tuple[dict[str, bool], dict[str, dict[str, str]]] | None:
-        """Switch ``name``'s cabled ports' admin state and its NOS_LINK_TABLE rows; None when its
-        database does not answer."""
-        dbs = self.dbs.get(name)
-        if dbs is None:
-            return None
-        ports = sorted(set(cabled_ports(self.topo, name)) | {h.port for h in self.topo.hosts_on(name)})
-        try:
-            appl, state = dbs["APPL_DB"], dbs["STATE_DB"]
-            admin_pipe = appl.client.pipeline(transaction=False)
-            for port in ports:
-                admin_pipe.hget(appl.row_name(PORT_TABLE, port), "admin_status")
-            rows_pipe = state.client.pipeline(transaction=False)
-            for port in ports:
-                rows_pipe.hgetall(state.row_name(LINK_TABLE, port))
-            admin, rows = admin_pipe.execute(), rows_pipe.execute()
-        except (DbError, RedisError, OSError) as exc:  # restarting or gone: try next round
-            log.warning("lab.links.unreachable node=%s error=%s", name, exc)
-            return None
-        return ({p: a == "up" for p, a in zip(ports, admin, strict=True)},
-                {p: r for p, r in zip(ports, rows, strict=True)})
-
     def sync_links(self) -> int:
-        """One round: write every NOS_LINK_TABLE row that differs from what the links say. Returns
-        how many rows were written."""
-        seen = {name: self._read(name) for name in self.dbs}
-        admin = {Endpoint(name, port): up for name, got in seen.items() if got for port, up in got[0].items()}
-        wanted = carriers(self.topo, admin, self.lab.cuts())
-        written = 0
-        for name, got in seen.items():
-            if got is None:
-                continue
-            changes = {end.port: row for end, row in wanted.items()
-                       if end.node == name and got[1].get(end.port) != row.fields()}
-            if changes:
-                written += self._write_rows(name, changes)
-        return written
-
-    def _write_rows(self, name: str, rows: dict[str, PortLink]) -> int:
-        table = Table(self.dbs[name]["STATE_DB"], LINK_TABLE)
-        try:
-            for port, row in rows.items():
-                table.set(port, row.fields())
-        except (DbError, RedisError, OSError) as exc:  # gone between read and write: next round
-            log.warning("lab.links.write_failed node=%s error=%s", name, exc)
-            return 0
-        for port, row in rows.items():
-            log.info("lab.link node=%s port=%s peer=%s carrier=%s", name, port, row.peer, row.carrier)
-        return len(rows)
+        """One round of ``nos.lab.linkkeeper.LinkKeeper.sync`` over the switches that are up; returns how
+        many rows were written."""
+        return self.links.sync()
 
     # -- run and stop ---------------------------------------------------------------------------
     def supervise(self) -> None:

@@ -150,6 +150,15 @@ def check_gnmi(run: RunDir, pid: int | None = None, timeout: float = 1.0) -> Che
     return Check("gnmi", ok, f"{where} {detail}")
 
 
+def check_gnmi_at(address: str, timeout: float = 1.0) -> Check:
+    """A gNMI server that is not this host's process (an attached switch's, published by docker) answers
+    Capabilities at ``address`` (plaintext ``host:port``; a TLS listener counts as down here)."""
+    from nos.api.gnmi.probe import capabilities  # grpc loads only where gNMI is checked
+
+    ok, detail = capabilities(address, timeout)
+    return Check("gnmi", ok, f"{address} {detail}")
+
+
 def all_ok(checks: list[Check]) -> bool:
     return bool(checks) and all(c.ok for c in checks)
 

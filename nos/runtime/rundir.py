@@ -3,15 +3,16 @@
 Every ``nos`` command that talks to a running switch finds it by ``--run-dir DIR`` or
 ``NOS_RUN_DIR``, defaulting to ``~/.nos/default`` (what a plain ``nos up`` uses).
 
-Files: ``endpoints.json`` (written once the switch is ready), ``supervisor.pid``, ``boot.json``
-(boot progress, for ``nos up -d``), ``database_config.json`` (SONiC's, rendered with this switch's
-socket and port), ``config_db.json`` (the saved startup configuration), ``credentials.json`` (API
-users and tokens, hashes only), ``gnmi.json`` (the gNMI server's pid, bound address and port, and its
-local socket ``gnmi.sock``), ``redis.sock`` (Redis: owner only, no password), ``redis.pass`` (the
-password of the Redis TCP endpoint, mode 600; kept across runs), ``config_snapshot.json`` and
-``config_journal.jsonl`` (CONFIG_DB's journal while the switch runs, see ``nos.runtime.journal_files``),
-``redis.log``, ``logs/<daemon>.log`` and ``logs/supervisor.log`` (the supervisor's events: restarts
-with their causes, Redis recoveries).
+Files: ``endpoints.json`` (written once the switch is ready), ``supervisor.pid``, ``boot.json`` (boot
+progress, for ``nos up -d``; state ``attached`` for a switch whose processes run elsewhere, such as
+docker-compose's containers, that ``nos attach`` points the commands at), ``database_config.json``
+(SONiC's, rendered with this switch's socket and port), ``config_db.json`` (the saved startup
+configuration), ``credentials.json`` (API users and tokens, hashes only), ``gnmi.json`` (the gNMI
+server's pid, bound address and port, and its local socket ``gnmi.sock``), ``redis.sock`` (Redis: owner
+only, no password), ``redis.pass`` (the password of the Redis TCP endpoint, mode 600; kept across runs),
+``config_snapshot.json`` and ``config_journal.jsonl`` (CONFIG_DB's journal while the switch runs, see
+``nos.runtime.journal_files``), ``redis.log``, ``logs/<daemon>.log`` and ``logs/supervisor.log`` (the
+supervisor's events: restarts with their causes, Redis recoveries).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from nos.runtime.procs import pid_alive
 
 DEFAULT_RUN_DIR = Path.home() / ".nos" / "default"
+ATTACHED = "attached"  # boot.json state of a switch that ``nos attach`` points the commands at
 
 
 def default_run_dir() -> Path:
@@ -127,3 +129,9 @@ class RunDir:
     def supervisor_pid(self) -> int | None:
         """The pid of a live ``nos up`` for this run dir, or None."""
         return live_pid(self.pid_file)
+
+    def attachment(self) -> dict[str, Any] | None:
+        """What ``nos attach`` wrote when the switch of this run dir runs elsewhere (its processes in
+        containers, say): ``boot.json`` with state ``attached``; None for a switch of ``nos up``."""
+        boot = self.boot_state()
+        return boot if boot is not None and boot.get("state") == ATTACHED else None

@@ -1,13 +1,17 @@
 """``nos status`` (and REST ``/api/v1/status``): the switch's real state, read from its processes and
 databases.
 
-States: ``down`` (no supervisor), ``booting``, ``ready`` (every check passes: each process is the
-supervisor's live child with a fresh heartbeat, nothing is waiting in any hop, and the ASIC holds the
-ports and routes APPL_DB asks for), ``converging`` (only work in flight is missing: the figures say
-how much), ``degraded`` (anything else: a dead daemon, Redis not answering, a route missing with
-nothing in flight). A mismatch with nothing in flight is looked at twice, 0.3 s apart, before it is
-called degraded: a daemon's ``pending`` is as of its last heartbeat, so the last batch of a load can be
-in its hands unseen for a moment.
+States: ``down`` (no supervisor; an attached switch whose Redis does not answer), ``booting``, ``ready``
+(every check passes: each process is the supervisor's live child with a fresh heartbeat, nothing is
+waiting in any hop, and the ASIC holds the ports and routes APPL_DB asks for), ``converging`` (only work
+in flight is missing: the figures say how much), ``degraded`` (anything else: a dead daemon, Redis not
+answering, a route missing with nothing in flight). A mismatch with nothing in flight is looked at
+twice, 0.3 s apart, before it is called degraded: a daemon's ``pending`` is as of its last heartbeat, so
+the last batch of a load can be in its hands unseen for a moment.
+
+A switch whose processes run elsewhere (docker-compose's containers) is read the same way once
+``nos attach`` has pointed the run dir at it: each daemon by its heartbeat row alone (``nos status``
+cannot see another host's or container's processes), the APIs at the endpoints it was attached with.
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ def gather(dbs: Databases, supervisor_pid: int | None, children: list[str], modu
     for name in children:
         child = kids.get(modules.get(name, MODULES.get(name, ""))) if supervisor_pid else None
         row = rows.get(name, {})
-        if supervisor_pid is None:  # REST without a supervisor: the heartbeat row alone
+        if supervisor_pid is None:  # REST, an attached switch: no supervisor here, the heartbeat row alone
             report.checks.append(readiness.check_daemon(dbs, name, rows))
         elif name in heartbeat:
             report.checks.append(liveness.judge_daemon(name, row, child, now))
@@ -123,6 +127,8 @@ def collect_status(run: RunDir) -> dict[str, Any]:
     endpoints = run.endpoints()
     out: dict[str, Any] = {"run_dir": str(run.path), "pid": pid, "state": "down", "ready": False,
                            "sku": boot.get("sku"), "endpoints": endpoints or {}, "checks": []}
+    if pid is None and run.attachment() is not None and endpoints:
+        return _attached_status(run, boot, endpoints, out)
     if pid is None:
         return out
     if not endpoints:
@@ -139,6 +145,30 @@ def collect_status(run: RunDir) -> dict[str, Any]:
                backlog=report.backlog.__dict__ if report.backlog is not None else None)
     if boot.get("started_at"):
         out["uptime_seconds"] = round(time.time() - float(boot["started_at"]), 1)
+    return out
+
+
+def _attached_status(run: RunDir, boot: dict[str, Any], endpoints: dict[str, str],
+                     out: dict[str, Any]) -> dict[str, Any]:
+    """A switch that ``nos attach`` points at (its processes run elsewhere, e.g. in containers): each
+    daemon's heartbeat row alone (no process of it is this host's to look at), the pipeline and the ASIC,
+    then the API servers at the endpoints it was attached with. Down while its Redis does not answer."""
+    heartbeat = list(boot.get("heartbeat_daemons") or HEARTBEAT_DAEMONS)
+    dbs = Databases(endpoints["redis"])
+    try:
+        report = gather_twice(dbs, None, heartbeat, {}, heartbeat)
+    finally:
+        dbs.close()
+    out["attached"] = boot.get("by") or True
+    for info in report.daemons:  # a process elsewhere: its pid is the heartbeat's, whether it runs is the check's
+        info.update(pid=info["heartbeat_pid"], running=None)
+    if not report.checks[0].ok:
+        out.update(checks=readiness.as_dicts(report.checks))
+        return out
+    report.checks += _api_checks(run, endpoints, boot, gnmi_at=endpoints.get("gnmi"))
+    out.update(checks=readiness.as_dicts(report.checks), ready=report.state == "ready", state=report.state,
+               daemons=report.daemons, redis=report.redis, asic=report.figures,
+               backlog=report.backlog.__dict__ if report.backlog is not None else None)
     return out
 
 
@@ -160,13 +190,18 @@ def switch_ready(run: RunDir) -> bool:
     return report.state == "ready" and all(c.ok for c in _api_checks(run, endpoints, boot))
 
 
-def _api_checks(run: RunDir, endpoints: dict[str, str], boot: dict[str, Any]) -> list[readiness.Check]:
+def _api_checks(run: RunDir, endpoints: dict[str, str], boot: dict[str, Any],
+                gnmi_at: str | None = None) -> list[readiness.Check]:
+    """The API endpoints' own checks; gNMI on its local socket, or at ``gnmi_at`` (an attached switch's
+    published address: its server is not this host's process)."""
     checks = []
     if "redis_tcp" in endpoints:
         checks.append(readiness.check_redis_tcp(endpoints["redis_tcp"], run.redis_password_file))
     if "rest" in endpoints:
         checks.append(readiness.check_http("rest", endpoints["rest"] + "/api/v1/health",
                                            tls=tls_from_record(boot.get("tls"))))
-    if "gnmi" in endpoints:
+    if gnmi_at is not None:
+        checks.append(readiness.check_gnmi_at(gnmi_at))
+    elif "gnmi" in endpoints:
         checks.append(readiness.check_gnmi(run))
     return checks

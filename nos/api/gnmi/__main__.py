@@ -1,4 +1,4 @@
-"""``python -m nos.api.gnmi --redis URL [--host H] [--port N] [--run-dir DIR] [--auth-file F]
+"""``python -m nos.api.gnmi --redis URL [--host H] [--port N] [--published-on H] [--run-dir DIR] [--auth-file F]
 [--tls-cert F --tls-key F [--tls-ca F]]``: the gNMI server of one switch.
 
 ``--port 0`` picks a free port (``--port-fallback``: any free port if ``--port`` is taken). The bound
@@ -7,7 +7,8 @@ address is printed (``gnmi.listening address=...``) and, with ``--run-dir``, wri
 ``nos up`` learns it. Exit status 2: the flags cannot be used (a non-loopback
 ``--host`` without credentials, an unusable credentials file, incomplete TLS files, a port in use);
 the message says which. A non-loopback ``--host`` makes credentials required for the server's life
-(``nos.api.auth``).
+(``nos.api.auth``); in a container, ``--published-on HOST`` (the address docker publishes the port at)
+is what the rule is applied to instead.
 
 Latency settings of this process (a server, not a library; tests and clients that import the package
 keep gRPC's and Python's defaults):
@@ -56,6 +57,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8080, help="listen port (default 8080; 0 = any)")
     parser.add_argument("--port-fallback", action="store_true",
                         help="if --port is taken, listen on any free port instead (nos up's default port)")
+    parser.add_argument("--published-on", metavar="HOST",
+                        help="the address this listener is reached at from beyond its network namespace (a "
+                             "container's published address): the credentials rule applies to it, not to --host")
     parser.add_argument("--run-dir", type=Path, help="run directory: gnmi.json, gnmi.sock, credentials.json")
     parser.add_argument("--auth-file", type=Path, help="credentials file (default <run dir>/credentials.json)")
     parser.add_argument("--tls-cert", help="server certificate (PEM)")
@@ -75,7 +79,8 @@ def options_from(args: argparse.Namespace) -> ServerOptions:
         tls = TlsFiles.from_flags(args.tls_cert, args.tls_key, args.tls_ca)
     except TlsError as error:
         _refuse(str(error))
-    return ServerOptions(args.redis, args.host, args.port, args.run_dir, args.auth_file, tls)
+    return ServerOptions(args.redis, args.host, args.port, args.run_dir, args.auth_file, tls,
+                         published_on=args.published_on)
 
 
 def server_of(options: ServerOptions) -> GnmiServer:

@@ -49,6 +49,7 @@ class ServerOptions:
     auth_file: Path | None = None
     tls: TlsFiles | None = None
     workers: int = WORKERS
+    published_on: str | None = None  # the address a container's port is published at (checked instead of host)
 
     @property
     def credentials(self) -> Path | None:
@@ -69,7 +70,8 @@ class GnmiServer:
         credentials file) before anything is opened."""
         self.options = options
         self.auth = Authenticator(options.credentials)
-        self.auth.check_listener(options.host)  # beyond loopback: credentials required for the server's life
+        # beyond loopback: credentials required for the server's life
+        self.auth.check_listener(options.published_on or options.host)
         self.dbs = Databases(options.redis)
         self.feed = ChangeFeed(self.dbs)
         self.service = GnmiService(self.dbs, self.feed)

@@ -1,5 +1,6 @@
-"""``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N] [--run-dir DIR] [--config-dir DIR]
-[--auth-file PATH] [--tls-cert F --tls-key F [--tls-ca F]] [--max-body SIZE] [--max-depth N]``: the REST server.
+"""``python -m nos.api.rest --redis URL [--host H] [--port N | --fd N] [--published-on H] [--run-dir
+DIR] [--config-dir DIR] [--auth-file PATH] [--tls-cert F --tls-key F [--tls-ca F]] [--max-body SIZE]
+[--max-depth N]``: the REST server.
 
 With ``--fd`` (from ``nos up``) it serves on an inherited, already-listening socket. That socket is
 wrapped with its real family (``socket.socket(fileno=)`` detects it): uvicorn's own ``fd=`` wraps it as
@@ -9,7 +10,9 @@ uvloop (which uvicorn uses when it is installed, with httptools) set TCP_NODELAY
 connection; this keeps it so.
 
 Before serving, a non-loopback address without credentials is refused (exit 2, the message says why);
-one with credentials requires them for the life of the process (``nos.api.auth``). ``--config-dir``
+one with credentials requires them for the life of the process (``nos.api.auth``). In a container the
+listener is on all of the container's addresses while docker publishes its port somewhere else:
+``--published-on HOST`` names that address, and the rule is applied to it instead. ``--config-dir``
 is the only directory ``config-save`` and ``config-reload`` may name files in (default: the run
 directory; ``nos.api.rest.config_dir``).
 """
@@ -52,6 +55,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--tls-cert")
     parser.add_argument("--tls-key")
     parser.add_argument("--tls-ca", help="require client certificates signed by this CA (mutual TLS)")
+    parser.add_argument("--published-on", metavar="HOST",
+                        help="the address this listener is reached at from beyond its network namespace (a "
+                             "container's published address): the credentials rule applies to it, not to --host")
     parser.add_argument("--daemons", default="", help="comma list of daemons whose heartbeat readiness needs")
     parser.add_argument("--log-level", default=os.environ.get("NOS_LOG_LEVEL", "INFO"))
     parser.add_argument("--max-body", type=_size, default=os.environ.get("NOS_REST_MAX_BODY", str(MAX_BODY)),
@@ -102,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         tls = TlsFiles.from_flags(args.tls_cert, args.tls_key, args.tls_ca)
         auth = Authenticator(auth_file)
         sock = inherited_socket(args.fd) if args.fd is not None else None
-        auth.check_listener(listen_host(sock, args.host))
+        auth.check_listener(args.published_on or listen_host(sock, args.host))
     except (TlsError, AuthError, ListenerRefused, OSError) as exc:
         print(f"nos-rest: {exc}", file=sys.stderr)
         return 2
