@@ -52,7 +52,7 @@ def run_across_cli(here: Any, topo: Any, lab_scenario: Any, texts: Sequence[str]
                    runner: Callable[[Any], tuple[Any, dict[str, Any]]]) -> None:
     from fastpath.fabric import FabricError
     from nos.lab import across
-    from nos.lab.across_run import ChangeFailed, default_observe_s, run_across
+    from nos.lab.across_run import ChangeFailed, UnknownTarget, default_observe_s, run_across
     from nos.lab.errors import TopologyError
     from nos.lab.exchange import LabExchangeError
     from nos.lab.fabric_run import flows_of
@@ -67,6 +67,8 @@ def run_across_cli(here: Any, topo: Any, lab_scenario: Any, texts: Sequence[str]
     try:
         doc = run_across(here, topo, lab_scenario, planned, changes, nodes, runner, observe_s=look,
                          timeout_s=max(60.0, look), exchange_timeout_s=timeout_s)
+    except UnknownTarget as exc:
+        fail(f"lab {here.name}: {exc}", INVALID)
     except (ChangeFailed, LabExchangeError) as exc:
         fail(f"lab {here.name}: {exc}")
     except (TopologyError, FabricError) as exc:

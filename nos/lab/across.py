@@ -99,6 +99,21 @@ def dead_ports(changes: Iterable[Change], topo: Topology) -> dict[str, set[str]]
     return dead
 
 
+def unknown_targets(changes: Iterable[Change], ports: Mapping[str, Sequence[str]]) -> list[str]:
+    """What the changes name that the running lab does not have (``ports``: each running switch's port
+    names): a switch not running, a port it has not got. Checked before anything is run or changed."""
+    problems = []
+    for change in changes:
+        for end in change.ends if change.kind in (SHUTDOWN, STARTUP) else ():
+            if end.node not in ports:
+                problems.append(f"--across {change}: {end.node} is not running")
+            elif end.port not in ports[end.node]:
+                problems.append(f"--across {change}: {end.node} has no port {end.port!r}")
+        if change.kind == KILL and change.node not in ports:
+            problems.append(f"--across {change}: {change.node} is not running")
+    return problems
+
+
 def killed_switches(changes: Iterable[Change]) -> set[str]:
     return {c.node for c in changes if c.kind == KILL and not c.daemon}
 

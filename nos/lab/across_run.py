@@ -55,6 +55,10 @@ class ChangeFailed(RuntimeError):
     """The change could not be made (the message says which and why); nothing was changed by it."""
 
 
+class UnknownTarget(ChangeFailed):
+    """A change names a switch that is not running or a port it has not got (found before any run)."""
+
+
 def default_observe_s(topo: Topology) -> float:
     """Long enough to see an MC-LAG peer give up on a silent session: its timeout and a second."""
     return max([2.0, *(pair.session_timeout + 1.0 for pair in topo.mclag)])
@@ -238,6 +242,9 @@ def run_across(here: LabDir, topo: Topology, lab: LabScenario, planned: FabricRu
                exchange_timeout_s: float) -> dict[str, Any]:
     """The whole run across ``changes`` (see the module docstring); ``ChangeFailed``, ``LabExchangeError``."""
     before_tables = {n: e.tables for n, e in export_all(nodes, timeout_s=exchange_timeout_s).items()}
+    problems = across.unknown_targets(changes, {n: t.ports.names for n, t in before_tables.items()})
+    if problems:          # before any run or change: nothing is made of a change that cannot be made
+        raise UnknownTarget("; ".join(problems))
     before_lacp = read_system_ids(lacp.paired(topo, nodes))
     before_res, before = runner(lab_fabric(topo, before_tables, lab, before_lacp))
     expected = before_res.hops.delivered

@@ -80,6 +80,9 @@ def test_invalid_mclag_configuration_is_refused_naming_the_field(lab: dict[str, 
     second = nos("--lab", "mclag", "--node", "leaf1", "config", "mclag", "add", "2", "10.0.0.1", "10.0.0.2",
                  check=False)
     assert second.returncode == 2 and "only one mclag Domain" in second.stderr
+    typo = nos("lab", "traffic", "run", "all-to-all", "--lab", "mclag", "--across", "shutdown leaf1:Ethernet9",
+               check=False)
+    assert typo.returncode == 2 and "leaf1 has no port 'Ethernet9'" in typo.stderr   # named before any run
     timers = nos("--lab", "mclag", "--node", "leaf1", "config", "mclag", "keepalive-interval", "1", "2", check=False)
     assert timers.returncode == 2 and "session_timeout >= (3 * KA)" in timers.stderr
     client = state_db("leaf1")

@@ -109,3 +109,12 @@ def test_lost_bytes_are_the_lost_flows_rate_over_the_window() -> None:
     finish = np.array([20e-6, 40e-6, np.nan])                          # 50 GB/s, 25 GB/s, never finished
     lost = np.array([True, False, True])
     assert across.lost_bytes(size, start, finish, lost, 0.1) == int(5e9 + 2e6)
+
+
+def test_a_change_to_what_the_running_lab_has_not_got_is_named_before_anything_runs(topo) -> None:  # type: ignore[no-untyped-def]
+    ports = {"leaf1": ("Ethernet0", "Ethernet8"), "spine1": ("Ethernet0",)}     # leaf2 is not running
+    changes = [parse_change(t, topo) for t in ("shutdown leaf1:Ethernet8", "shutdown leaf1:Ethernet9",
+                                                 "startup leaf2:Ethernet0", "kill leaf2 iccpd", "kill spine1")]
+    assert across.unknown_targets(changes, ports) == [
+        "--across shutdown leaf1:Ethernet9: leaf1 has no port 'Ethernet9'",
+        "--across startup leaf2:Ethernet0: leaf2 is not running", "--across kill leaf2 iccpd: leaf2 is not running"]
