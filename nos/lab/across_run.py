@@ -3,8 +3,9 @@ the switches react, the runs during and after it (``nos.lab.across`` says what e
 
 ``run_across`` takes the lab's tables (the run before), makes the changes at ``t0`` (in this process:
 a CONFIG_DB transaction on the node, the lab's cut list, a signal), then takes the tables of every
-switch still running again and again (``export_all``, each after its accepted configuration reached
-its ASIC), routing the scenario's flows over each take with the dead ports dead, for at least
+switch still running again and again (``export_all`` with ``applied=False``: each as its ASIC held it
+at one moment, mid-change), routing the scenario's flows over each take with the dead ports dead
+(and the LACP system ids the hosts' partners sent, ``nos.lab.lacp``), for at least
 ``observe_s`` and until a take delivers every flow the run before delivered (or ``timeout_s``). Three
 model runs: before (the tables before: its counters and the MACs it taught go to the switches before
 the change, as that traffic would have left them), during (the same tables with the change's dead
