@@ -157,7 +157,20 @@ class SaiRedis:
         """Send ``ops`` in order and check every answer; undo this plan's creates on a failure."""
         if not ops:
             return ApplyResult(st.SUCCESS)
-        answers = self._await(self._send([self._wire(op) for op in ops]))
+        return self._judge(ops, self._await(self._send([self._wire(op) for op in ops])))
+
+    def apply_many(self, plans: Sequence[Sequence[SaiOp]]) -> list[ApplyResult]:
+        """Several plans sent together, in order, and one wait for all their answers: each plan's result
+        as ``apply`` gives it (a failed plan's creates are undone; the other plans are not touched)."""
+        flat = [op for ops in plans for op in ops]
+        answers = self._await(self._send([self._wire(op) for op in flat])) if flat else []
+        results, at = [], 0
+        for ops in plans:
+            results.append(self._judge(ops, answers[at:at + len(ops)]) if ops else ApplyResult(st.SUCCESS))
+            at += len(ops)
+        return results
+
+    def _judge(self, ops: Sequence[SaiOp], answers: Sequence[QueuedOp]) -> ApplyResult:
         for i, (op, answer) in enumerate(zip(ops, answers, strict=True)):
             if answer.key != st.SUCCESS:
                 reason = dict(answer.fvs).get("reason", "")

@@ -37,6 +37,7 @@ from nos.sai.values import parse_list, sai_list
 from nos.schema import tables as tbl
 from nos.schema.dbconfig import APPL_DB, COUNTERS_DB, STATE_DB
 from orchagent.core.deps import OrchDeps
+from orchagent.core.planned import Planned, run_planned
 from orchagent.core.registry import Kind
 from orchagent.orchs.buffer_fields import (
     POOL_ID,
@@ -199,7 +200,50 @@ class BufferOrch:
         return Result.success() if changed else Result.ignored("unchanged")
 
     # -- PG and queue bindings --------------------------------------------------------------------
+    def handle_batch(self, table: str, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        """A pop's tasks: the bindings' profile sets planned and sent together (``run_planned``), with
+        the ports' PG/queue lists and lanes read in one round first; every other table one by one."""
+        if table not in BINDINGS:
+            return [self.handle(table, task) for task in tasks]
+        self._prefetch(BINDINGS[table][1], tasks)
+        return run_planned(self.sai, tasks, lambda task: self._plan_bind(table, task),
+                           lambda task: self.handle(table, task))
+
+    def _plan_bind(self, table: str, task: KeyOpFieldsValues) -> Result | Planned | None:
+        if task.is_del:
+            return None
+        try:
+            return self._bind_plan(table, task.key, task.fields)
+        except BadBufferField as exc:
+            return Result.invalid(f"{table}:{task.key} {exc}")
+
+    def _prefetch(self, list_attr: str, tasks: list[KeyOpFieldsValues]) -> None:
+        """The PG or queue list and the lanes of every port the tasks bind that is not read yet: one round."""
+        oids: set[str] = set()
+        for task in tasks:
+            try:
+                ports = parse_binding_key(task.key).ports if not task.is_del else ()
+            except BadBufferField:
+                continue
+            for port in ports:
+                entry = self.deps.registry.get(port)
+                if entry is not None and entry.kind is Kind.PORT and entry.oid and \
+                        ((entry.oid, list_attr) not in self.port_lists or (entry.oid, LANES) not in self.port_lists):
+                    oids.add(entry.oid)
+        wanted = sorted(oids)
+        for oid, result in zip(wanted, self.sai.apply_many([[SaiOp.get(T.PORT, o, list_attr, LANES)] for o in wanted]),
+                               strict=True):
+            if result.ok:
+                self.port_lists[(oid, list_attr)] = parse_list(result.values[0][list_attr])
+                self.port_lists[(oid, LANES)] = parse_list(result.values[0][LANES])
+
     def _bind(self, table: str, key: str, fields: dict[str, str]) -> Result:
+        planned = self._bind_plan(table, key, fields)
+        if isinstance(planned, Result):
+            return planned
+        return self._apply(planned.ops) or planned.done()
+
+    def _bind_plan(self, table: str, key: str, fields: dict[str, str]) -> Result | Planned:
         if "profile" not in fields:
             raise BadBufferField("field profile: missing")
         name = ref_name(fields["profile"])
@@ -216,11 +260,11 @@ class BufferOrch:
             if binding.indexes[-1] >= len(objects):
                 raise BadBufferField(f"index {binding.indexes[-1]} is beyond the {len(objects)} of port {port}")
             ops += [SaiOp.set(object_type, objects[i], attr, profile.oid) for i in binding.indexes]
-        failed = self._apply(ops)
-        if failed:
-            return failed
-        self._hold(table, key, Bound(binding.ports, (name,)))
-        return Result.success()
+
+        def done() -> Result:
+            self._hold(table, key, Bound(binding.ports, (name,)))
+            return Result.success()
+        return Planned(ops, done)
 
     def _unbind(self, table: str, key: str) -> Result:
         held = self.bound.get((table, key))

@@ -30,6 +30,7 @@ from nos.schema import tables as tbl
 from nos.schema.dbconfig import CONFIG_DB
 from orchagent.core.deps import OrchDeps
 from orchagent.core.events import PfcAsymChanged, PfcEnableChanged
+from orchagent.core.planned import Planned, run_planned
 from orchagent.core.registry import Kind
 from orchagent.orchs import qos_maps, qos_ports, qos_profiles
 from orchagent.orchs.qos_ports import NULL_OID, InvalidQosRow, Ref
@@ -204,7 +205,43 @@ class QosOrch:
             log.error("orch.qos.pfc_asym_failed port=%s status=%s reason=%s", event.name, result.status, result.reason)
 
     # -- QUEUE -------------------------------------------------------------------------------------
+    def handle_batch(self, table: str, tasks: list[KeyOpFieldsValues]) -> list[Result]:
+        """A pop's tasks: QUEUE's sets planned and sent together (``run_planned``), the ports' queue
+        trees read in two rounds first; every other table one by one."""
+        if table != tbl.CFG_QUEUE_TABLE_NAME:
+            return [self.handle(table, task) for task in tasks]
+        self._prefetch_trees(tasks)
+        return run_planned(self.sai, tasks, lambda task: None if task.is_del else self._queue_plan(task),
+                           self._queue)
+
+    def _prefetch_trees(self, tasks: list[KeyOpFieldsValues]) -> None:
+        oids: set[str] = set()
+        for task in tasks:
+            try:
+                ports = qos_ports.parse_queue_key(task.key).ports
+            except InvalidQosRow:
+                continue
+            oids.update(o for o in map(self._port_oid, ports) if o and o not in self.trees)
+        wanted = sorted(oids)
+        lists = self.sai.apply_many([[SaiOp.get(T.PORT, oid, *PORT_LISTS)] for oid in wanted])
+        known = [(oid, parse_list(r.values[0][PORT_LISTS[0]]), parse_list(r.values[0][PORT_LISTS[1]]))
+                 for oid, r in zip(wanted, lists, strict=True) if r.ok]
+        answers = self.sai.apply_many([[SaiOp.get(T.SCHEDULER_GROUP, g, "SAI_SCHEDULER_GROUP_ATTR_CHILD_LIST")
+                                        for g in groups] for _, _, groups in known])
+        for (oid, queues, groups), answer in zip(known, answers, strict=True):
+            if answer.ok:
+                children = {g: parse_list(v["SAI_SCHEDULER_GROUP_ATTR_CHILD_LIST"])
+                            for g, v in zip(groups, answer.values, strict=False)}
+                self.trees[oid] = PortTree(oid, tuple(queues), parents_of(queues, children))
+
     def _queue(self, task: KeyOpFieldsValues) -> Result:
+        planned = self._queue_plan(task)
+        if isinstance(planned, Result):
+            return planned
+        failed = self.sai.apply(planned.ops)
+        return planned.done() if failed.ok else Result.failed(f"{failed.status} {failed.reason}")
+
+    def _queue_plan(self, task: KeyOpFieldsValues) -> Result | Planned:
         referrer = (tbl.CFG_QUEUE_TABLE_NAME, task.key)
         try:
             key = qos_ports.parse_queue_key(task.key)
@@ -230,7 +267,11 @@ class QosOrch:
             if key.high >= len(tree.queues):
                 return Result.invalid(f"key {task.key!r}: queue {key.high} is outside 0..{len(tree.queues) - 1}")
             ops += queue_ops(tree, key.low, key.high, wanted)
-        return self._commit(ops, referrer, refs)
+
+        def done() -> Result:
+            self.refs.replace(referrer, refs)
+            return Result.success()
+        return Planned(ops, done)
 
     def _tree(self, port_oid: str) -> PortTree:
         """The port's queues and their parent groups, read from the ASIC once per port."""

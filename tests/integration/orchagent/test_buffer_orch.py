@@ -100,3 +100,31 @@ def test_deleting_a_range_keeps_indexes_other_keys_bound_since(buf, raw):
     tables["PG"].delete("Ethernet0:3")
     agent.drive(lambda: profile_of(3) == "oid:0x0")
     assert profile_of(4) == profile
+
+
+def test_a_pop_of_bindings_is_sent_in_two_round_trips(buf, raw):
+    """Issue 17: the PGs of a pop are read (lists, lanes) in one round trip and bound in one more, not a
+    round trip a key; a bad key in the same pop is refused alone and the others are bound."""
+    agent, ports, tables = buf
+    tables["POOL"].set("ingress_lossless_pool", {"type": "ingress", "mode": "dynamic", "size": "12766208"})
+    tables["PROFILE"].set("lossless", {"pool": "ingress_lossless_pool", "size": "56368", "xon": "18432",
+                                       "xoff": "55120", "dynamic_th": "-3"})
+    orch = agent.orchs[BufferOrch]
+    agent.drive(lambda: "lossless" in orch.profiles)
+    sai = agent.deps.sai
+    sends: list[int] = []
+    real_send = sai._send
+    sai._send = lambda ops: (sends.append(len(ops)), real_send(ops))[1]  # counts round trips, sends them
+    keys = [f"{port}:{i}" for port in ("Ethernet0", "Ethernet4") for i in range(8)]
+    for key in keys:
+        tables["PG"].set(key, {"profile": "lossless"})
+    tables["PG"].set("Ethernet0:9", {"profile": "lossless"})  # beyond the port's 8 PGs
+    pg_names = raw(2).hgetall("COUNTERS_PG_NAME_MAP")
+    profile = orch.profiles["lossless"].oid
+    agent.drive(lambda: all(objects(raw, "INGRESS_PRIORITY_GROUP")[pg_names[k]].get(
+        "SAI_INGRESS_PRIORITY_GROUP_ATTR_BUFFER_PROFILE") == profile for k in keys))
+    agent.settle()
+    assert sends == [2, 16]  # both ports' lists and lanes, then the 16 sets
+    consumer = next(c for c in agent.runner.consumers if c.table == "BUFFER_PG_TABLE")
+    assert consumer.stats.rejected == 1 and not consumer.pending
+    assert agent.deps.registry.in_use("Ethernet0") == 8

@@ -161,3 +161,23 @@ def test_del_and_set_of_a_used_map_changes_nothing_until_its_users_let_go(qos, r
     agent.drive(lambda: old not in objects(raw, "QOS_MAP") and len(objects(raw, "QOS_MAP")) == 1)
     [(new, fresh)] = objects(raw, "QOS_MAP").items()
     assert json.loads(fresh["SAI_QOS_MAP_ATTR_MAP_TO_VALUE_LIST"])["list"][0]["value"]["tc"] == 1
+
+
+def test_a_pop_of_queue_rows_is_sent_in_three_round_trips(qos, raw):
+    """Issue 17: the QUEUE rows of a pop read the ports' queue trees in two round trips (lists, then the
+    groups' children) and are bound in one more, not two reads a port and a round trip a row."""
+    agent, ports, config = qos
+    config["WRED_PROFILE"].set("w1", {"wred_green_enable": "true", "green_min_threshold": "1000",
+                                      "green_max_threshold": "2000", "ecn": "ecn_all"})
+    agent.drive(lambda: objects(raw, "WRED"))
+    [wred] = objects(raw, "WRED")
+    sai = agent.deps.sai
+    sends: list[int] = []
+    real_send = sai._send
+    sai._send = lambda ops: (sends.append(len(ops)), real_send(ops))[1]  # counts round trips, sends them
+    for port in ("Ethernet0", "Ethernet4"):
+        for index in range(8):
+            config["QUEUE"].set(f"{port}|{index}", {"wred_profile": "w1"})
+    agent.drive(lambda: len(of_type(raw, "QUEUE", SAI_QUEUE_ATTR_WRED_PROFILE_ID=wred)) == 16)
+    agent.settle()
+    assert len(sends) == 3 and sends[0] == 2 and sends[2] == 16
