@@ -33,15 +33,17 @@ from redis import RedisError
 from nos.db.connector import Databases
 from nos.db.errors import DbError
 from nos.db.table import Table
-from nos.lab.addressing import iccp_hosts, management_net, plan, role_of, startup_configs
+from nos.lab.addressing import LabPlan, iccp_hosts, management_net, plan, role_of, startup_configs
 from nos.lab.labdir import LabDir
 from nos.lab.linkkeeper import LinkKeeper
 from nos.lab.model import Topology
 from nos.lab.topology import TopologyError, check_fits, load_topology
 from nos.runtime import procs
+from nos.runtime.forkserver import DAEMON_PRELOAD, Forked, ForkServer, ForkServerGone, reap_strays, wanted
 from nos.runtime.redis_server import port_is_free
 from nos.runtime.rundir import write_json_atomic
 from nos.runtime.status import switch_ready
+from nos.schema.config import Config
 from nos.schema.dbconfig import APPL_DB, STATE_DB
 from nos.schema.tables import APP_PORT_TABLE_NAME, NOS_LINK_TABLE
 
@@ -58,6 +60,9 @@ MAX_BACKOFF_S = 30.0
 DETACHED_ENV = "NOS_UP_DETACHED"  # as nos.cli.switch: a switch started for a lab prints nothing
 ICCP_HOSTS_ENV = "NOS_ICCP_HOSTS"  # read by iccpd (its package docstring)
 ICCP_PORT = 8888                   # iccpd's ICCP_TCP_PORT
+# A switch's supervisor and its daemons: imported once in the lab's fork server, then every switch's
+# supervisor is forked from it, and its own fork server (a fork of it) has them all already.
+LAB_PRELOAD = ("nos.cli.main", "nos.cli.switch", *DAEMON_PRELOAD)
 
 
 class LabBootError(RuntimeError):
@@ -73,12 +78,15 @@ def switch_argv(lab: LabDir, node: str) -> list[str]:
 class LabSupervisor:
     """One lab's switches and links (see the module docstring)."""
 
-    def __init__(self, topo: Topology, lab: LabDir, source: Path, progress: Callable[[str], None] = log.info) -> None:
+    def __init__(self, topo: Topology, lab: LabDir, source: Path, progress: Callable[[str], None] = log.info,
+                 forks: ForkServer | None = None, generated: tuple[LabPlan, dict[str, Config]] | None = None) -> None:
         self.topo = topo
+        self.forks = forks
+        self.generated = generated  # the plan and configs already made from ``topo`` (None: made at boot)
         self.lab = lab
         self.source = source
         self.progress = progress
-        self.children: dict[str, subprocess.Popen[bytes]] = {}
+        self.children: dict[str, subprocess.Popen[bytes] | Forked] = {}
         self.dbs: dict[str, Databases] = {}
         self.stop_event = threading.Event()
         self.state: dict[str, Any] = {}
@@ -106,8 +114,8 @@ class LabSupervisor:
                     started_at=time.time(), nodes={name: {"role": role_of(self.topo, name),
                                                            "run_dir": str(self.lab.run_dir(name).path)}
                                                     for name in switches})
-        lab_plan = plan(self.topo)
-        for name, config in startup_configs(self.topo, lab_plan).items():
+        lab_plan, configs = self.generated or (plan(self.topo), None)
+        for name, config in (configs or startup_configs(self.topo, lab_plan)).items():
             write_json_atomic(self.lab.config_file(name), config)
         self.lab.log_file.parent.mkdir(parents=True, exist_ok=True)
         if self.topo.mclag:   # where each MC-LAG switch's iccpd listens (nos.lab.addressing.iccp_hosts)
@@ -118,8 +126,7 @@ class LabSupervisor:
             run = self.lab.run_dir(name)
             run.path.mkdir(parents=True, exist_ok=True)
             run.boot_file.unlink(missing_ok=True)
-            self.children[name] = procs.spawn(switch_argv(self.lab, name), env=env,
-                                              log_path=self.lab.path / "logs" / f"{name}.log")
+            self.children[name] = self._spawn(name, env)
         self.progress(f"started {len(switches)} switches")
         self._await_switches(started)
         self.sync_links()
@@ -127,6 +134,17 @@ class LabSupervisor:
         self._await_mclag(started)
         self._write(state="ready", boot_seconds=round(time.monotonic() - started, 3))
         self.progress(f"lab {self.topo.name} ready in {time.monotonic() - started:.2f}s")
+
+    def _spawn(self, name: str, env: dict[str, str]) -> subprocess.Popen[bytes] | Forked:
+        """One switch's ``nos up``: forked from the lab's fork server (every module of a switch is imported
+        there once for the whole lab), or started with ``python -m`` when there is none."""
+        argv, log_path = switch_argv(self.lab, name), self.lab.path / "logs" / f"{name}.log"
+        if self.forks is not None:
+            try:
+                return self.forks.spawn(argv, log_path=log_path, env=env)
+            except ForkServerGone as exc:
+                log.warning("lab.fork_server_gone node=%s error=%s (started by exec)", name, exc)
+        return procs.spawn(argv, env=env, log_path=log_path)
 
     def _await_switches(self, started: float) -> None:
         waiting = set(self.children)
@@ -209,6 +227,14 @@ class LabSupervisor:
             for name in list(self.children):
                 self._watch(name)
             self.sync_links()
+            self._reap_strays()
+
+    def _reap_strays(self) -> None:
+        """A subreaper adopts what outlives its parent (a killed switch's daemons, before they end):
+        reaped so that no zombie stays, and the fork server too if it has died."""
+        if self.forks is not None:
+            self.forks.alive()
+            reap_strays([c.pid for c in self.children.values()] + [self.forks.pid])
 
     def _node(self, name: str, **changes: Any) -> None:
         self._write(nodes={**self.state["nodes"], name: {**self.state["nodes"][name], **changes}})
@@ -227,8 +253,7 @@ class LabSupervisor:
             self.restarts[name] = self.restarts.get(name, 0) + 1
             log.info("lab.switch_restart node=%s restart=%d", name, self.restarts[name])
             self.lab.run_dir(name).boot_file.unlink(missing_ok=True)
-            self.children[name] = procs.spawn(switch_argv(self.lab, name), env=self._env(),
-                                              log_path=self.lab.path / "logs" / f"{name}.log")
+            self.children[name] = self._spawn(name, self._env())
         elif child.poll() is None and name not in self.dbs:  # restarted: ready yet?
             boot = self.lab.run_dir(name).boot_state() or {}
             if boot.get("state") == "ready" and boot.get("pid") == child.pid:
@@ -253,12 +278,15 @@ class LabSupervisor:
         for dbs in self.dbs.values():
             dbs.close()
         self.dbs.clear()
+        if self.forks is not None:
+            self.forks.close()
         if self.state.get("state") != "failed":
             self._write(state="stopped")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    forks = ForkServer.start(LAB_PRELOAD) if wanted() else None  # first: it imports while the topology is checked
     source, lab = Path(args[0]).resolve(), LabDir(Path(args[1]).resolve())
     lab.path.mkdir(parents=True, exist_ok=True)
     lab.log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -267,12 +295,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         topo = load_topology(source)
         check_fits(topo)
-        startup_configs(topo, plan(topo))
+        lab_plan = plan(topo)
+        configs = startup_configs(topo, lab_plan)
     except TopologyError as exc:
         lab.write_state({"name": lab.name, "state": "failed", "pid": os.getpid(), "error": str(exc)})
+        if forks is not None:
+            forks.close()
         return 2
     lab.pid_file.write_text(f"{os.getpid()}\n")
-    sup = LabSupervisor(topo, lab, source)
+    sup = LabSupervisor(topo, lab, source, forks=forks, generated=(lab_plan, configs))
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: sup.stop_event.set())
     code = 0

@@ -13,6 +13,7 @@ daemon's own heartbeat writes there): ``restarts``, ``last_exit`` (the cause), `
 
 from __future__ import annotations
 
+import logging
 import math
 import signal
 import subprocess
@@ -22,11 +23,14 @@ from pathlib import Path
 
 from nos.daemon.runner import EXIT_DB_GONE
 from nos.runtime import procs
+from nos.runtime.forkserver import FORKED_MODULES, Forked, ForkServer, ForkServerGone, module_of
 
 STABLE_S = 30.0
 BACKOFF_MAX_S = 30.0
 FIRST_RESTART_S = 0.2  # a first failure is restarted at once (its restart reconciles); then 1, 2, 4 ... s
 HELD = math.inf  # next_start of a child waiting for Redis
+
+log = logging.getLogger(__name__)
 
 
 def exit_cause(returncode: int, *, uses_redis: bool = True) -> str:
@@ -54,7 +58,8 @@ class Daemon:
     argv: list[str]
     log: Path
     pass_fds: tuple[int, ...] = ()
-    proc: subprocess.Popen[bytes] | None = None
+    forks: ForkServer | None = None  # started by fork from it when it runs (the Python daemons)
+    proc: subprocess.Popen[bytes] | Forked | None = None
     restarts: int = 0
     failures: int = 0              # consecutive, for the back-off
     next_start: float = 0.0        # monotonic; 0: running (or not yet noticed dead); HELD: waiting for Redis
@@ -64,7 +69,14 @@ class Daemon:
     last_code: int | None = None
 
     def start(self) -> None:
-        self.proc = procs.spawn(self.argv, log_path=self.log, pass_fds=self.pass_fds)
+        self.proc = None
+        if self.forks is not None and module_of(self.argv) in FORKED_MODULES:
+            try:
+                self.proc = self.forks.spawn(self.argv, log_path=self.log, pass_fds=self.pass_fds)
+            except ForkServerGone as exc:
+                log.warning("supervisor.fork_server_gone daemon=%s error=%s (started by exec)", self.name, exc)
+        if self.proc is None:
+            self.proc = procs.spawn(self.argv, log_path=self.log, pass_fds=self.pass_fds)
         self.started_at = time.monotonic()
         self.next_start = 0.0
 

@@ -2,9 +2,10 @@
 
 A heartbeat row in STATE_DB says what a daemon last wrote, not that it still runs: a killed daemon's
 row keeps its pid. So a daemon counts as running when the supervisor has a live child running its
-module (``python -m <module>``, from ``/proc`` through psutil; zombies, which the supervisor has not
-reaped yet, are dead) and that child is the pid of a fresh heartbeat. Restarts and the cause of the
-last exit are what the supervisor wrote beside the heartbeat (``children.Daemon.record``).
+module (``python -m <module>``, from ``/proc`` through psutil, a forked one's title included; zombies,
+which the supervisor has not reaped yet, are dead) and that child is the pid of a fresh heartbeat.
+Restarts and the cause of the last exit are what the supervisor wrote beside the heartbeat
+(``children.Daemon.record``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import psutil
 
+from nos.runtime.forkserver import argv_of
 from nos.runtime.readiness import HEARTBEAT_STALE_S, Check
 
 
@@ -35,7 +37,7 @@ def children_by_module(supervisor_pid: int) -> dict[str, Child]:
         try:
             if kid.status() == psutil.STATUS_ZOMBIE:
                 continue
-            argv = kid.cmdline()
+            argv = argv_of(kid.cmdline())  # a forked daemon's title is one string
             if "-m" in argv[:-1]:
                 found[argv[argv.index("-m") + 1]] = Child(kid.pid, kid.create_time())
         except psutil.Error:  # it ended while we looked

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 _PR_SET_PDEATHSIG = 1
 
@@ -41,7 +41,18 @@ def spawn(argv: Sequence[str], *, log_path: Path | None = None, env: dict[str, s
             out.close()
 
 
-def stop(proc: subprocess.Popen[bytes], timeout: float = 5.0) -> int | None:
+class Stoppable(Protocol):
+    """A child handle: ``subprocess.Popen`` or ``nos.runtime.forkserver.Forked``."""
+
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+def stop(proc: Stoppable, timeout: float = 5.0) -> int | None:
     """SIGTERM, wait up to ``timeout``, then SIGKILL. Returns the exit status."""
     if proc.poll() is not None:
         return proc.returncode

@@ -37,8 +37,9 @@ from nos.daemon.runner import EXIT_DB_GONE
 from nos.db import ConfigDBConnector, Table
 from nos.db.connector import Databases
 from nos.db.errors import DbError
-from nos.runtime import convergence, readiness
+from nos.runtime import convergence, forkserver, readiness
 from nos.runtime.children import HELD, Daemon
+from nos.runtime.forkserver import ForkServer, reap_strays
 from nos.runtime.listeners import (
     BootError,
     display_host,
@@ -119,6 +120,7 @@ class Supervisor:
     tls: TlsFiles | None = None
     _sockets: list[socket.socket] = field(default_factory=list)
     _log_handler: logging.Handler | None = None
+    forks: ForkServer | None = None
 
     # -- boot -----------------------------------------------------------------------------------
     def _step(self, step: str, detail: str = "") -> None:
@@ -133,6 +135,7 @@ class Supervisor:
 
     def boot(self) -> dict[str, str]:
         started = time.monotonic()
+        self._start_fork_server()
         self.tls = check_listeners(self.options, self.run)
         self._claim_run_dir()
         self._step("startup config", "choosing")
@@ -172,6 +175,12 @@ class Supervisor:
         runtime = logging.getLogger("nos.runtime")
         runtime.addHandler(self._log_handler)
         runtime.setLevel(logging.INFO)
+
+    def _start_fork_server(self) -> None:
+        """Before Redis and the supervisor's threads: the daemons are forked from it
+        (``nos.runtime.forkserver``; ``NOS_FORK_SERVER=0`` starts each with ``python -m`` instead)."""
+        if forkserver.wanted() and self.forks is None:
+            self.forks = ForkServer.start()
 
     def _start_redis(self) -> None:
         self.keeper = RedisKeeper(self.run, external_url=self.options.redis_url, event=self.event)
@@ -236,6 +245,7 @@ class Supervisor:
                      *(["--port-fallback"] if self.options.gnmi_port is None else [])],
             self.run.log_file("gnmi")))
         for daemon in self.daemons:
+            daemon.forks = self.forks
             daemon.start()
 
     def _control_daemons(self) -> tuple[tuple[str, str], ...]:
@@ -338,6 +348,20 @@ class Supervisor:
                 self._release(cold=recovery.cold)
                 self._publish_records()
         self._watch_children()
+        self._reap_strays()
+
+    def _reap_strays(self) -> None:
+        """Orphans of the children, adopted because the supervisor is a subreaper (a killed daemon's
+        forked helper): reaped, so that no zombie stays."""
+        if self.forks is None:
+            return
+        self.forks.alive()  # reaps the fork server itself if it has died
+        known = [d.pid for d in self.daemons if d.pid is not None] + [self.forks.pid]
+        server = self.keeper.server if self.keeper is not None else None
+        if server is not None and server.proc is not None:
+            known.append(server.proc.pid)
+        for pid, code in reap_strays(known):
+            log.info("supervisor.stray_reaped pid=%d status=%d", pid, code)
 
     def _stop_pipeline(self) -> None:
         """Redis is gone: stop the daemons that keep state in it (they exit by themselves anyway) and
@@ -414,6 +438,8 @@ class Supervisor:
     def shutdown(self) -> None:
         for daemon in reversed(self.daemons):
             daemon.stop()
+        if self.forks is not None:
+            self.forks.close()
         for sock in self._sockets:
             sock.close()
         self.run.gnmi_status_file.unlink(missing_ok=True)

@@ -10,11 +10,13 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import psutil
 import pytest
 import redis
 
 from nos.config.files import read_config_file
 from nos.paths import skus_dir
+from nos.runtime.forkserver import argv_of
 from tests.conftest import SHARED, wait_until
 from tests.e2e.conftest import NOS, nos, start_switch
 
@@ -275,3 +277,20 @@ def test_refused_entries_are_readable(switch_s6000):
     row = next(r for r in info if r["key"] == "Ethernet200")
     assert row["table"] == "PORT_TABLE" and row["status"] == "FAILED" and "speed 400000" in row["reason"]
     switch_s6000.db(0).delete("PORT_TABLE:Ethernet200")
+
+
+def test_with_its_fork_server_killed_the_daemons_run_on_and_come_back_by_exec(switch_s6000):
+    """Issue 17: the daemons are forked from a server that imported them. Killing it takes no daemon
+    with it (they are the supervisor's children); a daemon that dies afterwards starts by exec."""
+    supervisor = psutil.Process(int((switch_s6000.run_dir / "supervisor.pid").read_text()))
+    [server] = [p for p in supervisor.children() if argv_of(p.cmdline())[1:3] == ["-m", "nos.cli.main"]]
+    daemons = {p.pid for p in supervisor.children()} - {server.pid}
+    server.kill()
+    wait_until(lambda: not psutil.pid_exists(server.pid), timeout=10)  # reaped, not left a zombie
+    assert daemons <= {p.pid for p in supervisor.children()}
+    old = int(switch_s6000.db(6).hget("NOS_DAEMON_TABLE|orchagent", "pid"))
+    os.kill(old, signal.SIGKILL)
+    wait_until(lambda: switch_s6000.db(6).hget("NOS_DAEMON_TABLE|orchagent", "pid") not in (None, str(old)), timeout=20)
+    new = psutil.Process(int(switch_s6000.db(6).hget("NOS_DAEMON_TABLE|orchagent", "pid")))
+    assert new.cmdline()[1:3] == ["-m", "orchagent"]  # separate words: exec'd, not a forked title
+    wait_until(lambda: switch_s6000.nos("status", check=False).returncode == 0, timeout=30)
