@@ -8,13 +8,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import psutil
-
+from bench.memory import tree_memory
 from nos.runtime.rundir import RunDir
 
 
-def boot_once(sku: str) -> tuple[float, float, float]:
-    """(seconds to ready as nos up reports it, wall seconds of 'nos up -d', RSS MB of the switch)."""
+def boot_once(sku: str) -> tuple[float, float, float, float]:
+    """(seconds to ready as nos up reports it, wall seconds of 'nos up -d', RSS and PSS MB of the switch)."""
     with tempfile.TemporaryDirectory(prefix="nos-bench-") as tmp:
         run = RunDir(Path(tmp))
         nos = [sys.executable, "-m", "nos.cli.main"]
@@ -23,8 +22,6 @@ def boot_once(sku: str) -> tuple[float, float, float]:
                         "--redis-port", "0"], check=True, capture_output=True)
         wall = time.monotonic() - start
         state = run.boot_state() or {}
-        sup = psutil.Process(int(state["pid"]))
-        procs = [sup, *sup.children(recursive=True)]
-        rss = sum(p.memory_info().rss for p in procs) / 1e6
+        rss, pss = tree_memory(int(state["pid"]))
         subprocess.run([*nos, "down", "--run-dir", tmp], check=True, capture_output=True)
-        return float(state["boot_seconds"]), wall, rss
+        return float(state["boot_seconds"]), wall, rss, pss

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import psutil
 
+from nos.runtime.forkserver import argv_of
+
 LAB = Path(__file__).resolve().parents[1] / "configs" / "labs" / "leaf-spine.yaml"
 NOS = [sys.executable, "-m", "nos.cli.main"]
 AFTER_S = 6.0
@@ -27,7 +29,7 @@ AFTER_S = 6.0
 
 def _label(proc: psutil.Process) -> str:
     try:
-        argv = proc.cmdline()
+        argv = argv_of(proc.cmdline())
     except psutil.Error:
         return "?"
     if argv and "redis" in Path(argv[0]).name:

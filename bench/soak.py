@@ -63,6 +63,7 @@ from bench.routes import configure, count, wait_for
 from bench.settle import settle, settled
 from bench.stats import median_at
 from nos.db.connector import Databases
+from nos.runtime.forkserver import argv_of
 from nos.runtime.rundir import RunDir
 
 SKU = "NOS-SIM-128x400G"
@@ -99,7 +100,7 @@ def running_switch(sku: str = SKU) -> Iterator[tuple[RunDir, dict[str, str]]]:
 
 def label(proc: psutil.Process) -> str:
     """What a switch process is: its module (``-m``), or its program's name (redis-server)."""
-    argv = proc.cmdline()
+    argv = argv_of(proc.cmdline())  # a forked daemon's title is one string
     if "-m" in argv[:-1]:
         module = argv[argv.index("-m") + 1]
         return LABELS.get(module, module)
