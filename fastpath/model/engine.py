@@ -48,6 +48,7 @@ class Run:
     dq: dcqcn.DcqcnState
     storms: watchdog.Storms
     wt: rates.WredColumns
+    prof: wred.RowProfiles   # the ECN profiles of the flows' queues
     q_arrived: F64       # cumulative admitted wire bytes per queue
     q_removed: F64       # cumulative departed or flushed wire bytes per queue
     marks: Watermarks
@@ -75,7 +76,9 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig) -> Run:
     storms = watchdog.plan_storms(lay, nics, cfg)
     dq = dcqcn.DcqcnState.new(flows.dcqcn & lay.runnable, lay.line * 8.0, cfg.dcqcn, np.random.default_rng(cfg.seed))
     return Run(lay=lay, flows=flows, cfg=cfg, fs=nic.new_flows(lay, flows), pfc=pfc.PfcState.new(len(lay.pg_port)),
-               dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q), q_removed=np.zeros(n_q),
+               dq=dq, storms=storms, wt=wt,
+               prof=wred.RowProfiles.of(lay.qid, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn),
+               q_arrived=np.zeros(n_q), q_removed=np.zeros(n_q),
                marks=Watermarks.new(n_q, lay.n_pools),
                sampler=Sampler.new(cfg.max_time_s, cfg.sample_s, cfg.max_samples, lay.n_ports, lay.n_queues),
                has_storms=bool(np.isfinite(storms.start).any()), has_wred=bool((wt.wred_ecn | wt.wred_drop).any()),
@@ -157,18 +160,17 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
     return min(events)
 
 
-def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
+def marks_ahead(prof: wred.RowProfiles, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
                 adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
     """Expected marked packets per second each flow will receive over a step of ``dt`` from rates
     ``adm``/``dep`` at its start (per row: flows, or segments summed per ``owner``): its departures x the
     mean marking probability over the step, its depth extrapolated linearly from the start's rates."""
     n_q = len(q_buf0)
-    q_rate = bins(qid, beta * (adm - dep), n_q)[qid]
+    q_rate = bins(qid, beta * (adm - dep), n_q)
     per = np.where(ecn, dep / pkt_wire, 0.0)
-    q0, lo, hi, pmax, on = q_buf0[qid], wt.wred_min[qid], wt.wred_max[qid], wt.wred_prob[qid], wt.wred_ecn[qid]
 
     def marks(dt: float) -> F64:
-        rows = per * wred.mean_prob(q0, np.maximum(q0 + q_rate * dt, 0.0), lo, hi, pmax, on)
+        rows = per * prof.mean_prob(q_buf0, np.maximum(q_buf0 + q_rate * dt, 0.0))
         return rows if owner is None else bins(owner, rows, n_owners)
     return marks
 
@@ -179,7 +181,7 @@ def _marks(run: Run, occ: Occupancy, r: rates.Rates | None) -> Callable[[float],
     if not run.has_wred or r is None:
         zero = np.zeros(lay.n_flows)
         return lambda dt: zero
-    return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, r.adm,
+    return marks_ahead(run.prof, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, r.adm,
                        r.dep, None, lay.n_flows)
 
 
@@ -234,8 +236,7 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(lay.n_flows)
-    wt, q = run.wt, lay.qid
-    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    p = run.prof.mean_prob(occ.q_buf, q_buf1)
     marked = np.where(run.flows.ecn_capable, left * p / lay.pkt_wire, 0.0)
     fs.marks += marked
     return q_buf1, marked
@@ -307,8 +308,9 @@ def step(run: Run) -> None:
     q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
-    tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
-    run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(lay, run.pfc))
+    if run.sampler.due(t0, t1):
+        tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
+        run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(lay, run.pfc))
     run.t = t1
     run.steps += 1
     run.occ = None

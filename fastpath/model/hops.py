@@ -63,6 +63,7 @@ class HopRun:
     dq: dcqcn.DcqcnState
     storms: watchdog.Storms
     wt: rates.WredColumns
+    prof: wred.RowProfiles   # the ECN profiles of the segments' queues
     q_arrived: F64
     q_removed: F64
     marks: Watermarks
@@ -93,7 +94,9 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConf
     return HopRun(flow=flow, seg=seg, ch=ch, levels=levels, links=links, flows=flows, cfg=cfg,
                   fs=nic.new_flows(flow, flows),
                   ss=SegState.new(ch.n_segs), tail=np.zeros(flows.n, dtype=np.int64),
-                  pfc=pfc.PfcState.new(len(seg.pg_port)), dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q),
+                  pfc=pfc.PfcState.new(len(seg.pg_port)), dq=dq, storms=storms, wt=wt,
+                  prof=wred.RowProfiles.of(seg.qid, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn),
+                  q_arrived=np.zeros(n_q),
                   q_removed=np.zeros(n_q), marks=Watermarks.new(n_q, seg.n_pools),
                   sampler=Sampler.new(cfg.max_time_s, cfg.sample_s, cfg.max_samples, seg.n_ports, seg.n_queues),
                   has_storms=bool(np.isfinite(storms.start).any()),
@@ -185,7 +188,7 @@ def _marks(run: HopRun, occ: Occupancy, r: hop_rates.HopRates | None) -> Callabl
     if not run.has_wred or r is None:
         zero = np.zeros(n)
         return lambda dt: zero
-    return marks_ahead(run.wt, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
+    return marks_ahead(run.prof, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
                        r.adm, r.dep, run.ch.seg_flow, n)
 
 
@@ -262,8 +265,7 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) ->
     q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(run.flows.n)
-    wt, q = run.wt, seg.qid
-    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    p = run.prof.mean_prob(occ.q_buf, q_buf1)
     marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p / seg.pkt_wire, 0.0)
     ss.marks += marked
     return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
@@ -363,8 +365,9 @@ def step(run: HopRun) -> None:
     q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
-    tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
-    run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(seg, run.pfc))
+    if run.sampler.due(t0, t1):
+        tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
+        run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(seg, run.pfc))
     run.t = t1
     run.steps += 1
     run.occ = None

@@ -15,9 +15,11 @@ is open (``fastpath.model.settle.kinks``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from fastpath.tables import F64, B
+from fastpath.tables import F64, I64, B
 
 
 def prob(depth: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
@@ -53,3 +55,30 @@ def kink_time(depth: F64, rate: F64, lo: F64, hi: F64, on: B, tol: float) -> F64
         t = np.divide(gap, rate, out=np.full(depth.shape, np.inf), where=moving)
         np.minimum(out, t, out=out)
     return out
+
+
+@dataclass(frozen=True)
+class RowProfiles:
+    """The ECN profile of every queue that some row (a flow, or a flow's segment) waits in, gathered
+    once per run. A queue's marking probability depends on the queue only, so the stepping loops compute
+    it once per used queue and read it per row (``local``) instead of once per row: the same numbers,
+    fewer of them (one queue for a 64-to-1 incast's 64 flows)."""
+
+    queues: I64        # the used queue ids, sorted
+    local: I64         # [rows] each row's index into ``queues``
+    lo: F64
+    hi: F64
+    pmax: F64
+    on: B
+
+    @classmethod
+    def of(cls, qid: I64, wred_min: F64, wred_max: F64, wred_prob: F64, wred_ecn: B) -> RowProfiles:
+        queues, local = np.unique(qid, return_inverse=True)
+        return cls(queues=queues, local=local.astype(np.int64), lo=wred_min[queues], hi=wred_max[queues],
+                   pmax=wred_prob[queues], on=wred_ecn[queues])
+
+    def mean_prob(self, q_buf0: F64, q_buf1: F64) -> F64:
+        """Each row's ``mean_prob`` over a step whose queues move linearly from ``q_buf0`` to ``q_buf1``
+        (per queue, all queues)."""
+        q = self.queues
+        return mean_prob(q_buf0[q], q_buf1[q], self.lo, self.hi, self.pmax, self.on)[self.local]
