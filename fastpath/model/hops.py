@@ -167,10 +167,12 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
     used_rate, head_rate = pool_rates(seg, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
     pg_th_rate, q_th_rate = threshold_rates(seg, used_rate)
     events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
-              float(crossing(occ.q_buf, q_rate, seg.q_reserved + occ.q_th, q_th_rate, tol).min()),
-              float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
-                             pg_th_rate, tol).min()),
               pfc.event_time(seg, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
+    if seg.rows_q_limited:
+        events.append(float(crossing(occ.q_buf, q_rate, seg.q_reserved + occ.q_th, q_th_rate, tol).min()))
+    if seg.rows_lossy:
+        events.append(float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
+                                     pg_th_rate, tol).min()))
     kinks = settle.kinks(run.wt, run.pend)
     if kinks is not None:
         events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))

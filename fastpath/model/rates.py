@@ -59,17 +59,36 @@ def _service(lay: Layout, depth: F64, arrive: F64, ctl: QueueControl) -> F64:
     return port_service(demand.reshape(shape), lay.port_cap, lay.strict, lay.weight, lay.any_strict).ravel()
 
 
+def lossy_at_limit(lay: Layout, occ: Occupancy, tol: float) -> B | None:
+    """The lossy PGs at their drop point, None when none is (or no row's PG is lossy: a PG that no
+    flow uses admits nothing, so its limit never binds)."""
+    if not lay.rows_lossy:
+        return None
+    full = ~lay.lossless & (occ.pg >= lay.pg_reserved + occ.pg_th - tol)
+    return full if full.any() else None
+
+
+def queue_at_limit(lay: Layout, occ: Occupancy, arrive: F64, serve: F64, tol: float) -> B | None:
+    """The queues at their admission limit that receive more than they send, None when none is (or
+    no row's queue has a finite limit)."""
+    if not lay.rows_q_limited:
+        return None
+    full = (occ.q_buf >= lay.q_reserved + occ.q_th - tol) & (arrive > serve)
+    return full if full.any() else None
+
+
 def _ingress(lay: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, send: F64, drain: F64,
              held: B, tol: float) -> F64 | None:
     """Share of each flow's bytes the ingress admits, None when it admits everything."""
     n_pg = len(occ.pg)
-    lossy_full = ~lay.lossless & (occ.pg >= lay.pg_reserved + occ.pg_th - tol)
+    lossy_full = lossy_at_limit(lay, occ, tol)
     paused = st.state != pfc.ON
     any_paused = bool(paused.any())
-    if not any_paused and not lossy_full.any():
+    if not any_paused and lossy_full is None:
         return None
     arr_pg = bins(lay.pgid, lay.beta * send, n_pg)
-    full = (lossy_full | (paused & (occ.room <= tol))) & (arr_pg > drain)
+    at_room = paused & (occ.room <= tol)
+    full = (at_room if lossy_full is None else lossy_full | at_room) & (arr_pg > drain)
     p_in = np.where(full, 1.0 - np.divide(drain, arr_pg, out=np.ones(n_pg), where=arr_pg > 0), 0.0)
     if any_paused:
         p_slide = np.divide(slide.loss, slide.offered, out=np.zeros(n_pg), where=slide.offered > 0)
@@ -104,9 +123,11 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
     else:
         arrive2 = bins(lay.qid, keep, n_q)
         serve = _service(lay, occ.q_wire, arrive2, ctl)
-    q_full = (occ.q_buf >= lay.q_reserved + occ.q_th - tol) & (arrive2 > serve)
+    q_full = queue_at_limit(lay, occ, arrive2, serve, tol)
     adm, arrive = keep, arrive2
-    if q_full.any() or ctl.dropping is not None:
+    if q_full is not None or ctl.dropping is not None:
+        if q_full is None:
+            q_full = np.zeros(n_q, dtype=bool)
         p_out = np.where(q_full, 1.0 - np.divide(serve, arrive2, out=np.ones(n_q), where=arrive2 > 0), 0.0)
         if ctl.dropping is not None:
             p_out[ctl.dropping] = 1.0
