@@ -145,7 +145,8 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
     paused = run.pfc.paused()
     used_rate, head_rate = pool_rates(lay, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
     pg_th_rate, q_th_rate = threshold_rates(lay, used_rate)
-    events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
+    used = lay.q_used                      # a queue no row uses stays empty, at no limit
+    events = [float(falling(occ.q_wire[used], r.arrive[used] - r.serve[used], 0.0, 1e-6).min(initial=np.inf)),
               pfc.event_time(lay, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
     if lay.rows_q_limited:
         events.append(float(crossing(occ.q_buf, q_rate, lay.q_reserved + occ.q_th, q_th_rate, tol).min()))
@@ -154,7 +155,8 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
                                      pg_th_rate, tol).min()))
     kinks = settle.kinks(run.wt, run.pend)
     if kinks is not None:
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
+        events.append(float(wred.kink_time(occ.q_buf[used], q_rate[used], run.wt.wred_min[used],
+                                           run.wt.wred_max[used], kinks[used], tol).min(initial=np.inf)))
     pool_left = lay.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (lay.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -221,8 +223,10 @@ def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
 def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64, F64]:
     """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, ECN-marked packets)."""
     fs, lay = run.fs, run.lay
-    q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
-    b1 = contents(fs.content, r.adm, lay.qid, occ.q_wire, q1, r.arrive, rho)
+    used = lay.q_used                      # a queue no flow uses stays empty
+    q0, arrive = occ.q_wire[used], r.arrive[used]
+    q1, rho = decay(q0, arrive, r.serve[used], dt)
+    b1 = contents(fs.content, r.adm, lay.q_local, q0, q1, arrive, rho)
     left = np.maximum(fs.content + r.adm * dt - b1, 0.0)
     fs.content = b1
     fs.departed += left
@@ -232,7 +236,7 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64
     fs.remaining = np.maximum(fs.remaining - sent, 0.0)
     fs.in_drop += (r.send - r.keep) * dt
     fs.out_drop += (r.keep - r.adm) * dt
-    n_q = len(q1)
+    n_q = len(occ.q_wire)
     run.q_arrived += r.arrive * dt
     run.q_removed += bins(lay.qid, left, n_q)
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)

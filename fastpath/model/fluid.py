@@ -69,7 +69,7 @@ def crossing(x0: F64, rate: F64, target0: F64, target_rate: F64, tol: float) -> 
     return np.asarray(np.divide(gap, closing, out=np.full(np.shape(x0), np.inf), where=ok), dtype=np.float64)
 
 
-def falling(x0: F64, rate: F64, target: F64, tol: float) -> F64:
+def falling(x0: F64, rate: F64, target: F64 | float, tol: float) -> F64:
     """Time until ``x`` falls to ``target``; inf if not falling or already below."""
     gap = x0 - target
     ok = (gap > tol) & (rate < 0)

@@ -166,7 +166,8 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
     paused = run.pfc.paused()
     used_rate, head_rate = pool_rates(seg, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
     pg_th_rate, q_th_rate = threshold_rates(seg, used_rate)
-    events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
+    used = seg.q_used                      # a queue no row uses stays empty, at no limit
+    events = [float(falling(occ.q_wire[used], r.arrive[used] - r.serve[used], 0.0, 1e-6).min(initial=np.inf)),
               pfc.event_time(seg, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
     if seg.rows_q_limited:
         events.append(float(crossing(occ.q_buf, q_rate, seg.q_reserved + occ.q_th, q_th_rate, tol).min()))
@@ -175,7 +176,8 @@ def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
                                      pg_th_rate, tol).min()))
     kinks = settle.kinks(run.wt, run.pend)
     if kinks is not None:
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
+        events.append(float(wred.kink_time(occ.q_buf[used], q_rate[used], run.wt.wred_min[used],
+                                           run.wt.wred_max[used], kinks[used], tol).min(initial=np.inf)))
     pool_left = seg.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (seg.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -225,12 +227,13 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
                added: F64, arrived: F64) -> None:
     """Segments ``segs`` get what their predecessors really sent this step, not the constant rate the
     step assumed: the difference joins the segment's content where its queue holds bytes at the
-    step's end, else it passes straight through (an empty queue holds nothing)."""
+    step's end (``q1``: the used queues' depths, ``Layout.q_local``), else it passes straight through
+    (an empty queue holds nothing)."""
     prev = segs - 1
     into = r.into[segs]
     ratio = np.divide(r.adm[segs], into, out=np.ones(len(segs)), where=into > 0)
     extra = (left[prev] - into * dt) * ratio
-    held = q1[seg.qid[segs]] > TOL
+    held = q1[seg.q_local[segs]] > TOL
     fix = np.where(held, np.maximum(b1[segs] + extra, 0.0) - b1[segs], 0.0)
     through = np.where(held, 0.0, np.maximum(left[segs] + extra, 0.0) - left[segs])
     b1[segs] += fix
@@ -243,8 +246,10 @@ def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) ->
     """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
     fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
     n_q = len(occ.q_wire)
-    q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
-    b1 = contents(ss.content, r.adm, seg.qid, occ.q_wire, q1, r.arrive, rho)
+    used = seg.q_used                      # a queue no segment uses stays empty
+    q0, arrive = occ.q_wire[used], r.arrive[used]
+    q1, rho = decay(q0, arrive, r.serve[used], dt)
+    b1 = contents(ss.content, r.adm, seg.q_local, q0, q1, arrive, rho)
     left = np.maximum(ss.content + r.adm * dt - b1, 0.0)
     added = r.adm * dt
     arrived = r.into * dt
