@@ -45,6 +45,29 @@ from fastpath.model.tally import Watermarks
 from fastpath.tables import F64, I64, B, Tables
 
 
+@dataclass(frozen=True)
+class Live:
+    """The segments that may hold bytes or carry a rate in a step: those of the flows sending or with
+    their tail in the fabric at its start. Every other segment is empty and still (a flow waiting has
+    sent nothing, a finished one has handed its last bytes over hop by hop), so the step's sums over
+    segments are taken over these only: the same sums, with the zero terms left out (a few hundred of
+    the K = 8 fat tree's 9,600 segments at a time)."""
+
+    segs: I64
+    qid: I64
+    pgid: I64
+    beta: F64
+    q_local: I64
+    flow: I64
+
+    @classmethod
+    def of(cls, run: HopRun) -> Live:
+        phase, seg = run.fs.phase, run.seg
+        segs = np.flatnonzero(((phase == nic.SENDING) | (phase == nic.TAIL))[run.ch.seg_flow])
+        return cls(segs=segs, qid=seg.qid[segs], pgid=seg.pgid[segs], beta=seg.beta[segs], q_local=seg.q_local[segs],
+                   flow=run.ch.seg_flow[segs])
+
+
 @dataclass
 class HopRun:
     """Everything that changes during a run across several switches."""
@@ -78,6 +101,7 @@ class HopRun:
     last: hop_rates.HopRates | None = None
     calm: bool = False
     pend: settle.Pending | None = None    # the DCQCN window in progress
+    live: Live | None = None              # the step's live segments
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig) -> HopRun:
@@ -106,8 +130,14 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConf
 
 def _occupancy(run: HopRun) -> Occupancy:
     if run.occ is None:
-        run.occ = occupancy(run.seg, run.ss.content, run.pfc.paused(), run.pfc.frozen)
+        run.occ = occupancy(run.seg, run.ss.content, run.pfc.paused(), run.pfc.frozen, _live(run).segs)
     return run.occ
+
+
+def _live(run: HopRun) -> Live:
+    if run.live is None:
+        run.live = Live.of(run)
+    return run.live
 
 
 def _control(run: HopRun) -> watchdog.QueueControl:
@@ -158,11 +188,11 @@ def _flow_events(run: HopRun, r: hop_rates.HopRates) -> float:
 
 
 def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
-    seg, tol = run.seg, TOL
+    seg, tol, lv = run.seg, TOL, _live(run)
     n_q, n_pg = len(occ.q_wire), len(occ.pg)
-    net = seg.beta * (r.adm - r.dep)
-    q_rate = bins(seg.qid, net, n_q)
-    pg_rate = bins(seg.pgid, net, n_pg)
+    net = lv.beta * (r.adm[lv.segs] - r.dep[lv.segs])
+    q_rate = bins(lv.qid, net, n_q)
+    pg_rate = bins(lv.pgid, net, n_pg)
     paused = run.pfc.paused()
     used_rate, head_rate = pool_rates(seg, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
     pg_th_rate, q_th_rate = threshold_rates(seg, used_rate)
@@ -243,39 +273,45 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
 
 
 def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) -> tuple[F64, F64]:
-    """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
-    fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
-    n_q = len(occ.q_wire)
+    """Advance the live segments by ``dt`` (the others stay empty); returns (queue frame bytes at the
+    end, marked packets per flow)."""
+    fs, ss, seg, ch, lv = run.fs, run.ss, run.seg, run.ch, _live(run)
+    n_q, n_s, live_segs = len(occ.q_wire), ch.n_segs, lv.segs
     used = seg.q_used                      # a queue no segment uses stays empty
     q0, arrive = occ.q_wire[used], r.arrive[used]
     q1, rho = decay(q0, arrive, r.serve[used], dt)
-    b1 = contents(ss.content, r.adm, seg.q_local, q0, q1, arrive, rho)
-    left = np.maximum(ss.content + r.adm * dt - b1, 0.0)
-    added = r.adm * dt
-    arrived = r.into * dt
+    c0, adm, into = ss.content[live_segs], r.adm[live_segs], r.into[live_segs]
+    b1_live = contents(c0, adm, lv.q_local, q0, q1, arrive, rho)
+    b1, left, added, arrived = np.zeros(n_s), np.zeros(n_s), np.zeros(n_s), np.zeros(n_s)
+    b1[live_segs] = b1_live
+    left[live_segs] = np.maximum(c0 + adm * dt - b1_live, 0.0)
+    added[live_segs] = adm * dt
+    arrived[live_segs] = into * dt
     live = (fs.phase == nic.SENDING) | (fs.phase == nic.TAIL)
     for segs in ch.by_hop:      # hop order: what passes through one hop reaches the next
         mine = segs[live[ch.seg_flow[segs]]]
         if len(mine):
             _reconcile(seg, mine, r, dt, q1, b1, left, added, arrived)
-    ss.content = b1
-    ss.departed += left
-    ss.arrived += arrived
-    ss.in_drop += (r.into - r.keep) * dt
-    ss.out_drop += (r.keep - r.adm) * dt
+    b1, left, added, arrived = b1[live_segs], left[live_segs], added[live_segs], arrived[live_segs]
+    ss.content[live_segs] = b1
+    ss.departed[live_segs] += left
+    ss.arrived[live_segs] += arrived
+    keep = r.keep[live_segs]
+    ss.in_drop[live_segs] += (into - keep) * dt
+    ss.out_drop[live_segs] += (keep - adm) * dt
     sent = r.send * dt
     fs.arrived += sent
     fs.sent += sent
     fs.remaining = np.maximum(fs.remaining - sent, 0.0)
-    run.q_arrived += bins(seg.qid, added, n_q)
-    run.q_removed += bins(seg.qid, left, n_q)
-    q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
+    run.q_arrived += bins(lv.qid, added, n_q)
+    run.q_removed += bins(lv.qid, left, n_q)
+    q_buf1 = bins(lv.qid, lv.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(run.flows.n)
-    p = run.prof.mean_prob(occ.q_buf, q_buf1)
-    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p / seg.pkt_wire, 0.0)
-    ss.marks += marked
-    return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
+    p = run.prof.mean_prob(occ.q_buf, q_buf1, live_segs)
+    marked = np.where(run.flows.ecn_capable[lv.flow], left * p / seg.pkt_wire[live_segs], 0.0)
+    ss.marks[live_segs] += marked
+    return q_buf1, bins(lv.flow, marked, run.flows.n)
 
 
 def _flush(run: HopRun, nics_flushed: B) -> None:
@@ -296,11 +332,12 @@ def _hand_over(run: HopRun, segs: I64) -> None:
     the others in the same queue (``engine._finish_flows``)."""
     ss, seg = run.ss, run.seg
     n_q = len(run.q_arrived)
+    lv = _live(run)                        # only live segments hold bytes
     resid = bins(seg.qid[segs], ss.content[segs], n_q)
     ss.content[segs] = 0.0
-    others = bins(seg.qid, ss.content, n_q)
+    others = bins(lv.qid, ss.content[lv.segs], n_q)
     factor = np.divide(resid, others, out=np.zeros(n_q), where=others > 0)
-    ss.content *= 1.0 + factor[seg.qid]
+    ss.content[lv.segs] *= 1.0 + factor[lv.qid]
     run.q_removed += np.where(others > 0, 0.0, resid)
 
 
@@ -340,20 +377,21 @@ def _finish_flows(run: HopRun) -> None:
 
 
 def _losses(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, sent0: F64, dt: float) -> None:
-    seg, n = run.seg, run.flows.n
-    lost_seg = (r.into - r.adm) * dt
+    seg, n, lv = run.seg, run.flows.n, _live(run)
+    lost_seg = (r.into[lv.segs] - r.adm[lv.segs]) * dt
     if not (lost_seg > 0).any():
         return
-    lost = bins(run.ch.seg_flow, lost_seg, n)
-    wait = np.where(lost_seg > 0, occ.q_wire[seg.qid] / seg.port_cap[np.maximum(seg.out_port, 0)], 0.0)
+    lost = bins(lv.flow, lost_seg, n)
+    wait = np.where(lost_seg > 0, occ.q_wire[lv.qid] / seg.port_cap[np.maximum(seg.out_port[lv.segs], 0)], 0.0)
     queue_delay = np.zeros(n)
-    np.maximum.at(queue_delay, run.ch.seg_flow, wait)
+    np.maximum.at(queue_delay, lv.flow, wait)
     nic.open_losses(run.fs, lost, sent0, 2.0 * run.flow.latency + queue_delay, run.t, run.cfg.timer_grid_s)
 
 
 def step(run: HopRun) -> None:
     """One adaptive step (``engine.step`` over segments)."""
     seg, cfg = run.seg, run.cfg
+    run.live = Live.of(run)
     occ = _occupancy(run)
     if run.has_dcqcn and run.pend is None:
         send = run.last.send if run.last is not None else np.zeros(run.flows.n)
@@ -373,7 +411,8 @@ def step(run: HopRun) -> None:
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
     if run.sampler.due(t0, t1):
-        tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
+        lv = _live(run)
+        tx = bins(seg.out_bin[lv.segs], seg.tx_weight[lv.segs] * r.dep[lv.segs], seg.n_ports + 1)[:-1]
         run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(seg, run.pfc))
     run.t = t1
     run.steps += 1

@@ -77,8 +77,9 @@ class RowProfiles:
         return cls(queues=queues, local=local.astype(np.int64), lo=wred_min[queues], hi=wred_max[queues],
                    pmax=wred_prob[queues], on=wred_ecn[queues])
 
-    def mean_prob(self, q_buf0: F64, q_buf1: F64) -> F64:
-        """Each row's ``mean_prob`` over a step whose queues move linearly from ``q_buf0`` to ``q_buf1``
-        (per queue, all queues)."""
+    def mean_prob(self, q_buf0: F64, q_buf1: F64, rows: I64 | None = None) -> F64:
+        """Each row's (or each of ``rows``') ``mean_prob`` over a step whose queues move linearly from
+        ``q_buf0`` to ``q_buf1`` (per queue, all queues)."""
         q = self.queues
-        return mean_prob(q_buf0[q], q_buf1[q], self.lo, self.hi, self.pmax, self.on)[self.local]
+        local = self.local if rows is None else self.local[rows]
+        return mean_prob(q_buf0[q], q_buf1[q], self.lo, self.hi, self.pmax, self.on)[local]
