@@ -198,7 +198,7 @@ def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | No
     segments of flows that send or hold bytes (the others have no rate). The first sweep is needed
     only while a PG is paused or a lossy PG is full (it gives their drain)."""
     n_pg, n_q = len(occ.pg), len(occ.q_wire)
-    demand = fair_share(cap, flow.src, flow.nic_line)
+    demand = fair_share(cap, flow.src, flow.nic_line, flow.one_per_nic)
 
     def run_sweep(first_in: F64, qcap: F64 | None, passed: F64 | None, w: WredColumns | None) -> Sweep:
         if levels is None:
@@ -221,7 +221,8 @@ def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | No
         scale = np.divide(slide.offered, demand_pg, out=np.ones(n_pg), where=demand_pg > 0)
         held_first = held[ch.first]
         if held_first.any():
-            send = fair_share(np.where(held_first, demand * scale[seg.pgid[ch.first]], cap), flow.src, flow.nic_line)
+            send = fair_share(np.where(held_first, demand * scale[seg.pgid[ch.first]], cap), flow.src, flow.nic_line,
+                              flow.one_per_nic)
             into = one.into.copy()
             into[ch.first] = send
         held_inner = ch.inner[held[ch.inner]]

@@ -108,6 +108,7 @@ class Layout:
     q_local: I64             # [rows] each row's index into ``q_used``
     rows_lossy: bool         # some row's ingress PG is lossy (else no lossy PG ever fills or drops)
     rows_q_limited: bool     # some row's queue has a finite admission limit (else none ever tail-drops)
+    one_per_nic: bool        # no NIC sends more than one row (its line is not shared)
 
 
 def _flow_arrays(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig, n_queues: int) -> dict[str, object]:
@@ -225,7 +226,9 @@ def _row_use(rows: dict[str, object], queues: dict[str, object], pgs: dict[str, 
     qid, pgid = np.asarray(rows["qid"]), np.asarray(rows["pgid"])
     q_used, q_local = np.unique(qid, return_inverse=True)
     limited = np.asarray(queues["q_dynamic"])[q_used] | np.isfinite(np.asarray(derived["q_static_eff"])[q_used])
+    src = np.asarray(rows["src"])
     return dict(q_used=q_used.astype(np.int64), q_local=q_local.astype(np.int64),
+                one_per_nic=bool(len(src) and int(np.bincount(src).max()) <= 1),
                 rows_lossy=bool((~np.asarray(pgs["lossless"])[pgid]).any()), rows_q_limited=bool(limited.any()))
 
 

@@ -100,7 +100,7 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
             wt: WredColumns, tau: float, tol: float) -> Rates:
     """All rates of one step (see the module docstring). ``cap``: each flow's sending cap."""
     n_q, n_pg = len(occ.q_wire), len(occ.pg)
-    demand = fair_share(cap, lay.src, lay.nic_line)
+    demand = fair_share(cap, lay.src, lay.nic_line, lay.one_per_nic)
     arrive1 = bins(lay.qid, demand, n_q)
     serve1 = _service(lay, occ.q_wire, arrive1, ctl)
     dep1 = departures_now(content, demand, lay.qid, occ.q_wire, arrive1, serve1)
@@ -111,7 +111,7 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
     send = demand
     if held.any():
         scale = np.divide(slide.offered, demand_pg, out=np.ones(n_pg), where=demand_pg > 0)
-        send = fair_share(np.where(held, demand * scale[lay.pgid], cap), lay.src, lay.nic_line)
+        send = fair_share(np.where(held, demand * scale[lay.pgid], cap), lay.src, lay.nic_line, lay.one_per_nic)
     keep = send
     passed = _ingress(lay, occ, st, slide, send, drain, held, tol)
     if passed is not None:
@@ -125,7 +125,8 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
         serve = _service(lay, occ.q_wire, arrive2, ctl)
     q_full = queue_at_limit(lay, occ, arrive2, serve, tol)
     adm, arrive = keep, arrive2
-    if q_full is not None or ctl.dropping is not None:
+    dropped = q_full is not None or ctl.dropping is not None
+    if dropped:
         if q_full is None:
             q_full = np.zeros(n_q, dtype=bool)
         p_out = np.where(q_full, 1.0 - np.divide(serve, arrive2, out=np.ones(n_q), where=arrive2 > 0), 0.0)
@@ -133,5 +134,8 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
             p_out[ctl.dropping] = 1.0
         adm = keep * (1.0 - p_out[lay.qid])
         arrive = bins(lay.qid, adm, n_q)
-    dep = departures_now(content, adm, lay.qid, occ.q_wire, arrive, serve)
+    if keep is demand and not dropped:       # nothing held back nor dropped: the first estimate stands
+        dep = dep1
+    else:
+        dep = departures_now(content, adm, lay.qid, occ.q_wire, arrive, serve)
     return Rates(send=send, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve, slide=slide, held=held)

@@ -18,15 +18,16 @@ BIG = 1e30          # "unlimited" demand, finite so that sums stay finite
 MAX_ROUNDS = 16
 
 
-def fair_share(caps: F64, group: I64, capacity: F64) -> F64:
-    """Max-min fair rates of members with ``caps`` sharing ``capacity[group]`` (water-filling).
+def fair_share(caps: F64, group: I64, capacity: F64, single: bool = False) -> F64:
+    """Max-min fair rates of members with ``caps`` sharing ``capacity[group]`` (water-filling);
+    ``single``: no group has more than one member (known once per run: then none is counted).
 
     Each round gives every unsaturated member of a group the group's equal share of what is left and
     saturates the members whose cap is below it; it stops when no member saturates (exact; one round
     per distinct cap level at most)."""
     n_groups = len(capacity)
     active = caps > 0
-    if len(group) and int(np.bincount(group[active], minlength=1).max()) <= 1:     # one member per group
+    if single or (len(group) and int(np.bincount(group[active], minlength=1).max()) <= 1):  # one member per group
         return np.where(active, np.minimum(caps, capacity[group]), 0.0)
     rate = np.zeros_like(caps)
     left = capacity.astype(np.float64).copy()
