@@ -25,7 +25,7 @@ from fastpath.tables import F64, I64, B
 def prob(depth: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
     """Marking/dropping probability per queue (0 where ``on`` is False)."""
     span = np.maximum(hi - lo, 1e-9)
-    ramp = np.clip((depth - lo) / span, 0.0, 1.0) * pmax
+    ramp = np.minimum(np.maximum((depth - lo) / span, 0.0), 1.0) * pmax
     p = np.where(depth > hi, 1.0, np.where(depth > lo, ramp, 0.0))
     return np.where(on, p, 0.0)
 
@@ -33,7 +33,7 @@ def prob(depth: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F64:
 def _integral(depth: F64, lo: F64, hi: F64, pmax: F64) -> F64:
     """The integral of p from 0 to ``depth`` (bytes)."""
     span = np.maximum(hi - lo, 1e-9)
-    ramp = np.clip(depth - lo, 0.0, span)
+    ramp = np.minimum(np.maximum(depth - lo, 0.0), span)
     return np.asarray(pmax * ramp * ramp / (2.0 * span) + np.maximum(depth - hi, 0.0))
 
 
@@ -42,7 +42,7 @@ def mean_prob(depth0: F64, depth1: F64, lo: F64, hi: F64, pmax: F64, on: B) -> F
     change = depth1 - depth0
     moving = np.abs(change) > 1e-6
     by_area = np.divide(_integral(depth1, lo, hi, pmax) - _integral(depth0, lo, hi, pmax), change,
-                        out=np.zeros_like(change), where=moving)
+                        out=np.zeros(np.shape(change)), where=moving)
     return np.where(on, np.where(moving, by_area, prob(depth0, lo, hi, pmax, on)), 0.0)
 
 
