@@ -282,6 +282,8 @@ def _finish_flows(run: Run) -> None:
 
 def _pause_by_priority(lay: Layout, st: pfc.PfcState) -> B:
     paused = st.paused()
+    if not paused.any():
+        return np.zeros((lay.n_ports, N_TC), dtype=bool)
     return np.asarray((paused[:, None] & lay.pg_prios).reshape(lay.n_ports, N_TC, N_TC).any(axis=1))
 
 

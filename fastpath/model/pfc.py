@@ -160,8 +160,10 @@ def transition(lay: Layout, st: PfcState, occ: Occupancy, now: float, tol: float
 
 
 def account(st: PfcState, slide: Sliding, occ: Occupancy, dt: float) -> None:
-    """Add one step's pause time and frames; raise the PG watermarks."""
-    st.frames += slide.frame_rate * dt
-    st.pause_s += slide.fraction * dt
-    np.maximum(st.max_head, np.maximum(occ.pg_head, slide.peak), out=st.max_head)
+    """Add one step's pause time and frames; raise the PG watermarks. With no PG paused there are no
+    frames, no pause time and nothing in headroom: only the shared watermark can move."""
+    if (st.state != ON).any():
+        st.frames += slide.frame_rate * dt
+        st.pause_s += slide.fraction * dt
+        np.maximum(st.max_head, np.maximum(occ.pg_head, slide.peak), out=st.max_head)
     np.maximum(st.max_shared, occ.pg_shared, out=st.max_shared)
