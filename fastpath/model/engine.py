@@ -10,7 +10,12 @@ integrated exactly (``fluid``), counters added, and the transitions due at the s
 Cost: a step is a fixed number of numpy operations over flows, queues and PGs, so a run costs
 (steps) x (a term linear in flows + ports x 8), independent of the bytes carried; steps grow with the
 simulated duration (at least duration / max_step_s) and with the number of distinct events (flow
-starts and ends, threshold crossings, DCQCN windows of 25 us while some flow's rate changes).
+starts and ends, threshold crossings, DCQCN windows of 25 us while some flow's rate changes). Work
+that cannot change anything is left out, with the same results: the queues no flow uses are not
+integrated nor searched for events (``Layout.q_used``), the lossy-PG and queue-limit checks only run
+when some flow's PG is lossy or queue limited, a queue's ECN probability is computed once for all
+its flows (``wred.RowProfiles``), the pause bookkeeping only while a PG is paused, and the port
+rates and pause map only for a step that holds a sample.
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ Simplifications, stated (beyond those of the single-switch modules):
   completion), so the queue's depth stays right and the flow's later-hop counters miss those bytes;
 * pause from a switch to a switch stops the peer's egress queue (not its whole port), PFC storms come
   only from NICs, and the watchdog watches queues as in the single-switch model.
+
+Cost: as ``engine``, with the step's sums over segments taken over the live ones only (``Live``: the
+segments of the flows sending or with their tail in the fabric; the others are empty and still), so
+a chained workload pays for the flows in progress, not for all of its flows' hops.
 """
 
 from __future__ import annotations
