@@ -26,7 +26,7 @@ import numpy as np
 
 from fastpath.model.fluid import bins
 from fastpath.model.layout import Layout
-from fastpath.tables import F64, B
+from fastpath.tables import F64, I64, B
 
 
 @dataclass(frozen=True)
@@ -53,14 +53,18 @@ def thresholds(lay: Layout, pool_used: F64) -> tuple[F64, F64]:
     return pg_th, q_th
 
 
-def occupancy(lay: Layout, content: F64, paused: B, frozen: F64) -> Occupancy:
-    """Occupancy from each flow's bytes in the switch (``content``, wire bytes)."""
+def occupancy(lay: Layout, content: F64, paused: B, frozen: F64, rows: I64 | None = None) -> Occupancy:
+    """Occupancy from each flow's bytes in the switch (``content``, wire bytes); ``rows``: the only rows
+    that may hold bytes (None: any), the others' content being zero."""
     n_q = len(lay.q_members)
     n_bins = lay.n_pools + 1
-    frame = content * lay.beta
-    q_wire = bins(lay.qid, content, n_q)
-    q_buf = bins(lay.qid, frame, n_q)
-    pg = bins(lay.pgid, frame, len(lay.pg_members))
+    qid, pgid, beta = lay.qid, lay.pgid, lay.beta
+    if rows is not None:
+        content, qid, pgid, beta = content[rows], qid[rows], pgid[rows], beta[rows]
+    frame = content * beta
+    q_wire = bins(qid, content, n_q)
+    q_buf = bins(qid, frame, n_q)
+    pg = bins(pgid, frame, len(lay.pg_members))
     above = np.maximum(pg - lay.pg_reserved, 0.0)
     shared = np.minimum(above, np.where(paused, frozen, np.inf))
     head = above - shared

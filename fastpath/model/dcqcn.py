@@ -126,14 +126,14 @@ def _next(st: DcqcnState, params: DcqcnParams, idx: I64, marks: F64, send: F64, 
     m, now = marks[idx], t[idx]
     left = np.maximum(st.budget[idx] - st.acc[idx], 0.0)
     start = np.maximum(st.cnp_ok[idx], now)
-    t_cnp = np.where(m > 0, start + np.divide(left, m, out=np.zeros_like(left), where=m > 0),
+    t_cnp = np.where(m > 0, start + np.divide(left, m, out=np.zeros(len(left)), where=m > 0),
                      np.where(left <= 0, start, np.inf))
     t_ev = np.minimum(t_cnp, st.next_inc[idx])
     if params.byte_counter_bytes > 0:
         s = send[idx]
         ok = np.isfinite(st.next_inc[idx]) & (s > 0)
         gap = np.maximum(params.byte_counter_bytes - st.bytes_since[idx], 0.0)
-        t_ev = np.minimum(t_ev, np.where(ok, now + np.divide(gap, s, out=np.zeros_like(gap), where=ok), np.inf))
+        t_ev = np.minimum(t_ev, np.where(ok, now + np.divide(gap, s, out=np.zeros(len(gap)), where=ok), np.inf))
     return t_ev, t_cnp <= t_ev
 
 

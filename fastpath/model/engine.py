@@ -10,7 +10,12 @@ integrated exactly (``fluid``), counters added, and the transitions due at the s
 Cost: a step is a fixed number of numpy operations over flows, queues and PGs, so a run costs
 (steps) x (a term linear in flows + ports x 8), independent of the bytes carried; steps grow with the
 simulated duration (at least duration / max_step_s) and with the number of distinct events (flow
-starts and ends, threshold crossings, DCQCN windows of 25 us while some flow's rate changes).
+starts and ends, threshold crossings, DCQCN windows of 25 us while some flow's rate changes). Work
+that cannot change anything is left out, with the same results: the queues no flow uses are not
+integrated nor searched for events (``Layout.q_used``), the lossy-PG and queue-limit checks only run
+when some flow's PG is lossy or queue limited, a queue's ECN probability is computed once for all
+its flows (``wred.RowProfiles``), the pause bookkeeping only while a PG is paused, and the port
+rates and pause map only for a step that holds a sample.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ class Run:
     dq: dcqcn.DcqcnState
     storms: watchdog.Storms
     wt: rates.WredColumns
+    prof: wred.RowProfiles   # the ECN profiles of the flows' queues
     q_arrived: F64       # cumulative admitted wire bytes per queue
     q_removed: F64       # cumulative departed or flushed wire bytes per queue
     marks: Watermarks
@@ -75,7 +81,9 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig) -> Run:
     storms = watchdog.plan_storms(lay, nics, cfg)
     dq = dcqcn.DcqcnState.new(flows.dcqcn & lay.runnable, lay.line * 8.0, cfg.dcqcn, np.random.default_rng(cfg.seed))
     return Run(lay=lay, flows=flows, cfg=cfg, fs=nic.new_flows(lay, flows), pfc=pfc.PfcState.new(len(lay.pg_port)),
-               dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q), q_removed=np.zeros(n_q),
+               dq=dq, storms=storms, wt=wt,
+               prof=wred.RowProfiles.of(lay.qid, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn),
+               q_arrived=np.zeros(n_q), q_removed=np.zeros(n_q),
                marks=Watermarks.new(n_q, lay.n_pools),
                sampler=Sampler.new(cfg.max_time_s, cfg.sample_s, cfg.max_samples, lay.n_ports, lay.n_queues),
                has_storms=bool(np.isfinite(storms.start).any()), has_wred=bool((wt.wred_ecn | wt.wred_drop).any()),
@@ -142,14 +150,18 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
     paused = run.pfc.paused()
     used_rate, head_rate = pool_rates(lay, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
     pg_th_rate, q_th_rate = threshold_rates(lay, used_rate)
-    events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
-              float(crossing(occ.q_buf, q_rate, lay.q_reserved + occ.q_th, q_th_rate, tol).min()),
-              float(crossing(occ.pg, np.where(lay.lossless, 0.0, pg_rate), lay.pg_reserved + occ.pg_th,
-                             pg_th_rate, tol).min()),
+    used = lay.q_used                      # a queue no row uses stays empty, at no limit
+    events = [float(falling(occ.q_wire[used], r.arrive[used] - r.serve[used], 0.0, 1e-6).min(initial=np.inf)),
               pfc.event_time(lay, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
+    if lay.rows_q_limited:
+        events.append(float(crossing(occ.q_buf, q_rate, lay.q_reserved + occ.q_th, q_th_rate, tol).min()))
+    if lay.rows_lossy:
+        events.append(float(crossing(occ.pg, np.where(lay.lossless, 0.0, pg_rate), lay.pg_reserved + occ.pg_th,
+                                     pg_th_rate, tol).min()))
     kinks = settle.kinks(run.wt, run.pend)
     if kinks is not None:
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
+        events.append(float(wred.kink_time(occ.q_buf[used], q_rate[used], run.wt.wred_min[used],
+                                           run.wt.wred_max[used], kinks[used], tol).min(initial=np.inf)))
     pool_left = lay.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (lay.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -157,18 +169,17 @@ def _buffer_events(run: Run, occ: Occupancy, r: rates.Rates) -> float:
     return min(events)
 
 
-def marks_ahead(wt: rates.WredColumns, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
+def marks_ahead(prof: wred.RowProfiles, qid: I64, beta: F64, pkt_wire: F64, ecn: B, q_buf0: F64,
                 adm: F64, dep: F64, owner: I64 | None, n_owners: int) -> Callable[[float], F64]:
     """Expected marked packets per second each flow will receive over a step of ``dt`` from rates
     ``adm``/``dep`` at its start (per row: flows, or segments summed per ``owner``): its departures x the
     mean marking probability over the step, its depth extrapolated linearly from the start's rates."""
     n_q = len(q_buf0)
-    q_rate = bins(qid, beta * (adm - dep), n_q)[qid]
+    q_rate = bins(qid, beta * (adm - dep), n_q)
     per = np.where(ecn, dep / pkt_wire, 0.0)
-    q0, lo, hi, pmax, on = q_buf0[qid], wt.wred_min[qid], wt.wred_max[qid], wt.wred_prob[qid], wt.wred_ecn[qid]
 
     def marks(dt: float) -> F64:
-        rows = per * wred.mean_prob(q0, np.maximum(q0 + q_rate * dt, 0.0), lo, hi, pmax, on)
+        rows = per * prof.mean_prob(q_buf0, np.maximum(q_buf0 + q_rate * dt, 0.0))
         return rows if owner is None else bins(owner, rows, n_owners)
     return marks
 
@@ -179,7 +190,7 @@ def _marks(run: Run, occ: Occupancy, r: rates.Rates | None) -> Callable[[float],
     if not run.has_wred or r is None:
         zero = np.zeros(lay.n_flows)
         return lambda dt: zero
-    return marks_ahead(run.wt, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, r.adm,
+    return marks_ahead(run.prof, lay.qid, lay.beta, lay.pkt_wire, run.flows.ecn_capable, occ.q_buf, r.adm,
                        r.dep, None, lay.n_flows)
 
 
@@ -217,8 +228,10 @@ def _grow_cap(run: Run, r: rates.Rates, capped: bool) -> None:
 def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64, F64]:
     """Advance the flows' bytes by ``dt``; returns (queue frame bytes at the end, ECN-marked packets)."""
     fs, lay = run.fs, run.lay
-    q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
-    b1 = contents(fs.content, r.adm, lay.qid, occ.q_wire, q1, r.arrive, rho)
+    used = lay.q_used                      # a queue no flow uses stays empty
+    q0, arrive = occ.q_wire[used], r.arrive[used]
+    q1, rho = decay(q0, arrive, r.serve[used], dt)
+    b1 = contents(fs.content, r.adm, lay.q_local, q0, q1, arrive, rho)
     left = np.maximum(fs.content + r.adm * dt - b1, 0.0)
     fs.content = b1
     fs.departed += left
@@ -228,14 +241,13 @@ def _integrate(run: Run, occ: Occupancy, r: rates.Rates, dt: float) -> tuple[F64
     fs.remaining = np.maximum(fs.remaining - sent, 0.0)
     fs.in_drop += (r.send - r.keep) * dt
     fs.out_drop += (r.keep - r.adm) * dt
-    n_q = len(q1)
+    n_q = len(occ.q_wire)
     run.q_arrived += r.arrive * dt
     run.q_removed += bins(lay.qid, left, n_q)
     q_buf1 = bins(lay.qid, lay.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(lay.n_flows)
-    wt, q = run.wt, lay.qid
-    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
+    p = run.prof.mean_prob(occ.q_buf, q_buf1)
     marked = np.where(run.flows.ecn_capable, left * p / lay.pkt_wire, 0.0)
     fs.marks += marked
     return q_buf1, marked
@@ -275,6 +287,8 @@ def _finish_flows(run: Run) -> None:
 
 def _pause_by_priority(lay: Layout, st: pfc.PfcState) -> B:
     paused = st.paused()
+    if not paused.any():
+        return np.zeros((lay.n_ports, N_TC), dtype=bool)
     return np.asarray((paused[:, None] & lay.pg_prios).reshape(lay.n_ports, N_TC, N_TC).any(axis=1))
 
 
@@ -307,8 +321,9 @@ def step(run: Run) -> None:
     q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
-    tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
-    run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(lay, run.pfc))
+    if run.sampler.due(t0, t1):
+        tx = bins(lay.out_bin, lay.tx_weight * r.dep, lay.n_ports + 1)[:-1]
+        run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(lay, run.pfc))
     run.t = t1
     run.steps += 1
     run.occ = None

@@ -39,13 +39,13 @@ def decay(q0: F64, arrive: F64, serve: F64, dt: float) -> tuple[F64, F64]:
         expo = np.where(balanced, 1.0, -serve / np.where(balanced, 1.0, k))
         power = np.where(ratio > 0.0, np.power(np.where(ratio > 0.0, ratio, 1.0), expo), 0.0)
     rho = np.where(balanced, np.exp(-serve * dt / safe_q0), power)
-    rho = np.where(q0 > TINY, np.clip(rho, 0.0, 1.0), 0.0)
+    rho = np.where(q0 > TINY, np.minimum(np.maximum(rho, 0.0), 1.0), 0.0)     # np.clip, without its wrapper
     return q1, rho
 
 
 def contents(b0: F64, adm: F64, qid: I64, q0: F64, q1: F64, arrive: F64, rho: F64) -> F64:
     """Each flow's bytes in its queue at the end of the step (see the module docstring)."""
-    share = np.divide(adm, arrive[qid], out=np.zeros_like(adm), where=arrive[qid] > 0)
+    share = np.divide(adm, arrive[qid], out=np.zeros(len(adm)), where=arrive[qid] > 0)
     b1 = share * q1[qid] + (b0 - share * q0[qid]) * rho[qid]
     return np.maximum(b1, 0.0)
 
@@ -54,8 +54,9 @@ def departures_now(b: F64, adm: F64, qid: I64, depth: F64, arrive: F64, serve: F
     """Each flow's departure rate at the start of a step: its content share of the service, or, in
     an empty queue, its share of the arrivals."""
     backlogged = depth[qid] > TINY
-    by_content = serve[qid] * np.divide(b, depth[qid], out=np.zeros_like(b), where=backlogged)
-    by_arrival = adm * np.divide(serve[qid], arrive[qid], out=np.zeros_like(b), where=arrive[qid] > 0)
+    n = len(b)
+    by_content = serve[qid] * np.divide(b, depth[qid], out=np.zeros(n), where=backlogged)
+    by_arrival = adm * np.divide(serve[qid], arrive[qid], out=np.zeros(n), where=arrive[qid] > 0)
     return np.where(backlogged, by_content, np.minimum(by_arrival, adm))
 
 
@@ -69,7 +70,7 @@ def crossing(x0: F64, rate: F64, target0: F64, target_rate: F64, tol: float) -> 
     return np.asarray(np.divide(gap, closing, out=np.full(np.shape(x0), np.inf), where=ok), dtype=np.float64)
 
 
-def falling(x0: F64, rate: F64, target: F64, tol: float) -> F64:
+def falling(x0: F64, rate: F64, target: F64 | float, tol: float) -> F64:
     """Time until ``x`` falls to ``target``; inf if not falling or already below."""
     gap = x0 - target
     ok = (gap > tol) & (rate < 0)

@@ -29,7 +29,7 @@ from fastpath.model.buffers import Occupancy
 from fastpath.model.fluid import TINY, bins, departures_now
 from fastpath.model.hop_layout import Chain, Level
 from fastpath.model.layout import Layout
-from fastpath.model.rates import WredColumns
+from fastpath.model.rates import WredColumns, lossy_at_limit, queue_at_limit
 from fastpath.model.sched import BIG, fair_share, port_service
 from fastpath.model.watchdog import QueueControl
 from fastpath.tables import F64, I64, B
@@ -72,10 +72,12 @@ def _service(seg: Layout, depth: F64, arrive: F64, ctl: QueueControl, qcap: F64 
 
 def _egress(seg: Layout, occ: Occupancy, keep: F64, arrive: F64, serve: F64, ctl: QueueControl,
             tol: float) -> tuple[F64, F64]:
-    q_full = (occ.q_buf >= seg.q_reserved + occ.q_th - tol) & (arrive > serve)
-    if not (q_full.any() or ctl.dropping is not None):
+    q_full = queue_at_limit(seg, occ, arrive, serve, tol)
+    if q_full is None and ctl.dropping is None:
         return keep, arrive
     n_q = len(arrive)
+    if q_full is None:
+        q_full = np.zeros(n_q, dtype=bool)
     p_out = np.where(q_full, 1.0 - np.divide(serve, arrive, out=np.ones(n_q), where=arrive > 0), 0.0)
     if ctl.dropping is not None:
         p_out[ctl.dropping] = 1.0
@@ -126,8 +128,10 @@ def _level_service(seg: Layout, lv: Level, occ: Occupancy, arrive: F64, ctl: Que
 def _level_egress(seg: Layout, lv: Level, local: I64, occ: Occupancy, keep: F64, arrive: F64, serve: F64,
                   ctl: QueueControl, tol: float) -> tuple[F64, F64]:
     q = lv.queues
-    q_full = (occ.q_buf[q] >= seg.q_reserved[q] + occ.q_th[q] - tol) & (arrive > serve)
     dropping = ctl.dropping[q] if ctl.dropping is not None else None
+    if not seg.rows_q_limited and dropping is None:
+        return keep, arrive
+    q_full = (occ.q_buf[q] >= seg.q_reserved[q] + occ.q_th[q] - tol) & (arrive > serve)
     if not (q_full.any() or (dropping is not None and dropping.any())):
         return keep, arrive
     p_out = np.where(q_full, 1.0 - np.divide(serve, arrive, out=np.ones(len(q)), where=arrive > 0), 0.0)
@@ -171,13 +175,14 @@ def _ingress(seg: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, 
              held: B, tol: float) -> F64 | None:
     """Share of each segment's bytes the ingress admits, None when it admits everything."""
     n_pg = len(occ.pg)
-    lossy_full = ~seg.lossless & (occ.pg >= seg.pg_reserved + occ.pg_th - tol)
+    lossy_full = lossy_at_limit(seg, occ, tol)
     paused = st.state != pfc.ON
     any_paused = bool(paused.any())
-    if not any_paused and not lossy_full.any():
+    if not any_paused and lossy_full is None:
         return None
     arr_pg = bins(seg.pgid, seg.beta * into, n_pg)
-    full = (lossy_full | (paused & (occ.room <= tol))) & (arr_pg > drain)
+    at_room = paused & (occ.room <= tol)
+    full = (at_room if lossy_full is None else lossy_full | at_room) & (arr_pg > drain)
     p_in = np.where(full, 1.0 - np.divide(drain, arr_pg, out=np.ones(n_pg), where=arr_pg > 0), 0.0)
     if any_paused:
         p_slide = np.divide(slide.loss, slide.offered, out=np.zeros(n_pg), where=slide.offered > 0)
@@ -193,15 +198,14 @@ def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | No
     segments of flows that send or hold bytes (the others have no rate). The first sweep is needed
     only while a PG is paused or a lossy PG is full (it gives their drain)."""
     n_pg, n_q = len(occ.pg), len(occ.q_wire)
-    demand = fair_share(cap, flow.src, flow.nic_line)
+    demand = fair_share(cap, flow.src, flow.nic_line, flow.one_per_nic)
 
     def run_sweep(first_in: F64, qcap: F64 | None, passed: F64 | None, w: WredColumns | None) -> Sweep:
         if levels is None:
             return sweep(seg, ch, occ, content, first_in, ctl, qcap, passed, w, tol)
         return sweep_levels(seg, ch, levels, occ, content, first_in, ctl, qcap, passed, w, tol, active)
 
-    lossy_full = ~seg.lossless & (occ.pg >= seg.pg_reserved + occ.pg_th - tol)
-    if not (st.state != pfc.ON).any() and not lossy_full.any():
+    if not (st.state != pfc.ON).any() and lossy_at_limit(seg, occ, tol) is None:
         zero = np.zeros(n_pg)
         idle = pfc.Sliding(offered=zero, loss=zero, frame_rate=zero, fraction=zero, peak=zero)
         two = run_sweep(demand, None, None, wt)
@@ -217,7 +221,8 @@ def compute(flow: Layout, seg: Layout, ch: Chain, levels: tuple[Level, ...] | No
         scale = np.divide(slide.offered, demand_pg, out=np.ones(n_pg), where=demand_pg > 0)
         held_first = held[ch.first]
         if held_first.any():
-            send = fair_share(np.where(held_first, demand * scale[seg.pgid[ch.first]], cap), flow.src, flow.nic_line)
+            send = fair_share(np.where(held_first, demand * scale[seg.pgid[ch.first]], cap), flow.src, flow.nic_line,
+                              flow.one_per_nic)
             into = one.into.copy()
             into[ch.first] = send
         held_inner = ch.inner[held[ch.inner]]

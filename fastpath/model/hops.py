@@ -20,6 +20,10 @@ Simplifications, stated (beyond those of the single-switch modules):
   completion), so the queue's depth stays right and the flow's later-hop counters miss those bytes;
 * pause from a switch to a switch stops the peer's egress queue (not its whole port), PFC storms come
   only from NICs, and the watchdog watches queues as in the single-switch model.
+
+Cost: as ``engine``, with the step's sums over segments taken over the live ones only (``Live``: the
+segments of the flows sending or with their tail in the fabric; the others are empty and still), so
+a chained workload pays for the flows in progress, not for all of its flows' hops.
 """
 
 from __future__ import annotations
@@ -45,6 +49,29 @@ from fastpath.model.tally import Watermarks
 from fastpath.tables import F64, I64, B, Tables
 
 
+@dataclass(frozen=True)
+class Live:
+    """The segments that may hold bytes or carry a rate in a step: those of the flows sending or with
+    their tail in the fabric at its start. Every other segment is empty and still (a flow waiting has
+    sent nothing, a finished one has handed its last bytes over hop by hop), so the step's sums over
+    segments are taken over these only: the same sums, with the zero terms left out (a few hundred of
+    the K = 8 fat tree's 9,600 segments at a time)."""
+
+    segs: I64
+    qid: I64
+    pgid: I64
+    beta: F64
+    q_local: I64
+    flow: I64
+
+    @classmethod
+    def of(cls, run: HopRun) -> Live:
+        phase, seg = run.fs.phase, run.seg
+        segs = np.flatnonzero(((phase == nic.SENDING) | (phase == nic.TAIL))[run.ch.seg_flow])
+        return cls(segs=segs, qid=seg.qid[segs], pgid=seg.pgid[segs], beta=seg.beta[segs], q_local=seg.q_local[segs],
+                   flow=run.ch.seg_flow[segs])
+
+
 @dataclass
 class HopRun:
     """Everything that changes during a run across several switches."""
@@ -63,6 +90,7 @@ class HopRun:
     dq: dcqcn.DcqcnState
     storms: watchdog.Storms
     wt: rates.WredColumns
+    prof: wred.RowProfiles   # the ECN profiles of the segments' queues
     q_arrived: F64
     q_removed: F64
     marks: Watermarks
@@ -77,6 +105,7 @@ class HopRun:
     last: hop_rates.HopRates | None = None
     calm: bool = False
     pend: settle.Pending | None = None    # the DCQCN window in progress
+    live: Live | None = None              # the step's live segments
 
 
 def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConfig) -> HopRun:
@@ -93,7 +122,9 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConf
     return HopRun(flow=flow, seg=seg, ch=ch, levels=levels, links=links, flows=flows, cfg=cfg,
                   fs=nic.new_flows(flow, flows),
                   ss=SegState.new(ch.n_segs), tail=np.zeros(flows.n, dtype=np.int64),
-                  pfc=pfc.PfcState.new(len(seg.pg_port)), dq=dq, storms=storms, wt=wt, q_arrived=np.zeros(n_q),
+                  pfc=pfc.PfcState.new(len(seg.pg_port)), dq=dq, storms=storms, wt=wt,
+                  prof=wred.RowProfiles.of(seg.qid, wt.wred_min, wt.wred_max, wt.wred_prob, wt.wred_ecn),
+                  q_arrived=np.zeros(n_q),
                   q_removed=np.zeros(n_q), marks=Watermarks.new(n_q, seg.n_pools),
                   sampler=Sampler.new(cfg.max_time_s, cfg.sample_s, cfg.max_samples, seg.n_ports, seg.n_queues),
                   has_storms=bool(np.isfinite(storms.start).any()),
@@ -103,8 +134,14 @@ def new_run(tables: Tables, nics: Nics, flows: Flows, links: Links, cfg: RunConf
 
 def _occupancy(run: HopRun) -> Occupancy:
     if run.occ is None:
-        run.occ = occupancy(run.seg, run.ss.content, run.pfc.paused(), run.pfc.frozen)
+        run.occ = occupancy(run.seg, run.ss.content, run.pfc.paused(), run.pfc.frozen, _live(run).segs)
     return run.occ
+
+
+def _live(run: HopRun) -> Live:
+    if run.live is None:
+        run.live = Live.of(run)
+    return run.live
 
 
 def _control(run: HopRun) -> watchdog.QueueControl:
@@ -155,22 +192,26 @@ def _flow_events(run: HopRun, r: hop_rates.HopRates) -> float:
 
 
 def _buffer_events(run: HopRun, occ: Occupancy, r: hop_rates.HopRates) -> float:
-    seg, tol = run.seg, TOL
+    seg, tol, lv = run.seg, TOL, _live(run)
     n_q, n_pg = len(occ.q_wire), len(occ.pg)
-    net = seg.beta * (r.adm - r.dep)
-    q_rate = bins(seg.qid, net, n_q)
-    pg_rate = bins(seg.pgid, net, n_pg)
+    net = lv.beta * (r.adm[lv.segs] - r.dep[lv.segs])
+    q_rate = bins(lv.qid, net, n_q)
+    pg_rate = bins(lv.pgid, net, n_pg)
     paused = run.pfc.paused()
     used_rate, head_rate = pool_rates(seg, occ, pg_rate, q_rate, paused, run.pfc.frozen, tol)
     pg_th_rate, q_th_rate = threshold_rates(seg, used_rate)
-    events = [float(falling(occ.q_wire, r.arrive - r.serve, np.zeros(n_q), 1e-6).min()),
-              float(crossing(occ.q_buf, q_rate, seg.q_reserved + occ.q_th, q_th_rate, tol).min()),
-              float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
-                             pg_th_rate, tol).min()),
+    used = seg.q_used                      # a queue no row uses stays empty, at no limit
+    events = [float(falling(occ.q_wire[used], r.arrive[used] - r.serve[used], 0.0, 1e-6).min(initial=np.inf)),
               pfc.event_time(seg, run.pfc, occ, pg_rate, pg_th_rate, run.t, tol)]
+    if seg.rows_q_limited:
+        events.append(float(crossing(occ.q_buf, q_rate, seg.q_reserved + occ.q_th, q_th_rate, tol).min()))
+    if seg.rows_lossy:
+        events.append(float(crossing(occ.pg, np.where(seg.lossless, 0.0, pg_rate), seg.pg_reserved + occ.pg_th,
+                                     pg_th_rate, tol).min()))
     kinks = settle.kinks(run.wt, run.pend)
     if kinks is not None:
-        events.append(float(wred.kink_time(occ.q_buf, q_rate, run.wt.wred_min, run.wt.wred_max, kinks, tol).min()))
+        events.append(float(wred.kink_time(occ.q_buf[used], q_rate[used], run.wt.wred_min[used],
+                                           run.wt.wred_max[used], kinks[used], tol).min(initial=np.inf)))
     pool_left = seg.pool_xoff_pad - occ.pool_head
     if (head_rate > 0).any():
         ok = (seg.pool_xoff_pad > 0) & (head_rate > 0) & (pool_left > tol)
@@ -185,7 +226,7 @@ def _marks(run: HopRun, occ: Occupancy, r: hop_rates.HopRates | None) -> Callabl
     if not run.has_wred or r is None:
         zero = np.zeros(n)
         return lambda dt: zero
-    return marks_ahead(run.wt, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
+    return marks_ahead(run.prof, seg.qid, seg.beta, seg.pkt_wire, run.flows.ecn_capable[run.ch.seg_flow], occ.q_buf,
                        r.adm, r.dep, run.ch.seg_flow, n)
 
 
@@ -220,12 +261,13 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
                added: F64, arrived: F64) -> None:
     """Segments ``segs`` get what their predecessors really sent this step, not the constant rate the
     step assumed: the difference joins the segment's content where its queue holds bytes at the
-    step's end, else it passes straight through (an empty queue holds nothing)."""
+    step's end (``q1``: the used queues' depths, ``Layout.q_local``), else it passes straight through
+    (an empty queue holds nothing)."""
     prev = segs - 1
     into = r.into[segs]
     ratio = np.divide(r.adm[segs], into, out=np.ones(len(segs)), where=into > 0)
     extra = (left[prev] - into * dt) * ratio
-    held = q1[seg.qid[segs]] > TOL
+    held = q1[seg.q_local[segs]] > TOL
     fix = np.where(held, np.maximum(b1[segs] + extra, 0.0) - b1[segs], 0.0)
     through = np.where(held, 0.0, np.maximum(left[segs] + extra, 0.0) - left[segs])
     b1[segs] += fix
@@ -235,38 +277,45 @@ def _reconcile(seg: Layout, segs: I64, r: hop_rates.HopRates, dt: float, q1: F64
 
 
 def _integrate(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, dt: float) -> tuple[F64, F64]:
-    """Advance every segment by ``dt``; returns (queue frame bytes at the end, marked packets per flow)."""
-    fs, ss, seg, ch = run.fs, run.ss, run.seg, run.ch
-    n_q = len(occ.q_wire)
-    q1, rho = decay(occ.q_wire, r.arrive, r.serve, dt)
-    b1 = contents(ss.content, r.adm, seg.qid, occ.q_wire, q1, r.arrive, rho)
-    left = np.maximum(ss.content + r.adm * dt - b1, 0.0)
-    added = r.adm * dt
-    arrived = r.into * dt
+    """Advance the live segments by ``dt`` (the others stay empty); returns (queue frame bytes at the
+    end, marked packets per flow)."""
+    fs, ss, seg, ch, lv = run.fs, run.ss, run.seg, run.ch, _live(run)
+    n_q, n_s, live_segs = len(occ.q_wire), ch.n_segs, lv.segs
+    used = seg.q_used                      # a queue no segment uses stays empty
+    q0, arrive = occ.q_wire[used], r.arrive[used]
+    q1, rho = decay(q0, arrive, r.serve[used], dt)
+    c0, adm, into = ss.content[live_segs], r.adm[live_segs], r.into[live_segs]
+    b1_live = contents(c0, adm, lv.q_local, q0, q1, arrive, rho)
+    b1, left, added, arrived = np.zeros(n_s), np.zeros(n_s), np.zeros(n_s), np.zeros(n_s)
+    b1[live_segs] = b1_live
+    left[live_segs] = np.maximum(c0 + adm * dt - b1_live, 0.0)
+    added[live_segs] = adm * dt
+    arrived[live_segs] = into * dt
     live = (fs.phase == nic.SENDING) | (fs.phase == nic.TAIL)
     for segs in ch.by_hop:      # hop order: what passes through one hop reaches the next
         mine = segs[live[ch.seg_flow[segs]]]
         if len(mine):
             _reconcile(seg, mine, r, dt, q1, b1, left, added, arrived)
-    ss.content = b1
-    ss.departed += left
-    ss.arrived += arrived
-    ss.in_drop += (r.into - r.keep) * dt
-    ss.out_drop += (r.keep - r.adm) * dt
+    b1, left, added, arrived = b1[live_segs], left[live_segs], added[live_segs], arrived[live_segs]
+    ss.content[live_segs] = b1
+    ss.departed[live_segs] += left
+    ss.arrived[live_segs] += arrived
+    keep = r.keep[live_segs]
+    ss.in_drop[live_segs] += (into - keep) * dt
+    ss.out_drop[live_segs] += (keep - adm) * dt
     sent = r.send * dt
     fs.arrived += sent
     fs.sent += sent
     fs.remaining = np.maximum(fs.remaining - sent, 0.0)
-    run.q_arrived += bins(seg.qid, added, n_q)
-    run.q_removed += bins(seg.qid, left, n_q)
-    q_buf1 = bins(seg.qid, seg.beta * b1, n_q)
+    run.q_arrived += bins(lv.qid, added, n_q)
+    run.q_removed += bins(lv.qid, left, n_q)
+    q_buf1 = bins(lv.qid, lv.beta * b1, n_q)
     if not run.has_wred:
         return q_buf1, np.zeros(run.flows.n)
-    wt, q = run.wt, seg.qid
-    p = wred.mean_prob(occ.q_buf[q], q_buf1[q], wt.wred_min[q], wt.wred_max[q], wt.wred_prob[q], wt.wred_ecn[q])
-    marked = np.where(run.flows.ecn_capable[ch.seg_flow], left * p / seg.pkt_wire, 0.0)
-    ss.marks += marked
-    return q_buf1, bins(ch.seg_flow, marked, run.flows.n)
+    p = run.prof.mean_prob(occ.q_buf, q_buf1, live_segs)
+    marked = np.where(run.flows.ecn_capable[lv.flow], left * p / seg.pkt_wire[live_segs], 0.0)
+    ss.marks[live_segs] += marked
+    return q_buf1, bins(lv.flow, marked, run.flows.n)
 
 
 def _flush(run: HopRun, nics_flushed: B) -> None:
@@ -287,11 +336,12 @@ def _hand_over(run: HopRun, segs: I64) -> None:
     the others in the same queue (``engine._finish_flows``)."""
     ss, seg = run.ss, run.seg
     n_q = len(run.q_arrived)
+    lv = _live(run)                        # only live segments hold bytes
     resid = bins(seg.qid[segs], ss.content[segs], n_q)
     ss.content[segs] = 0.0
-    others = bins(seg.qid, ss.content, n_q)
+    others = bins(lv.qid, ss.content[lv.segs], n_q)
     factor = np.divide(resid, others, out=np.zeros(n_q), where=others > 0)
-    ss.content *= 1.0 + factor[seg.qid]
+    ss.content[lv.segs] *= 1.0 + factor[lv.qid]
     run.q_removed += np.where(others > 0, 0.0, resid)
 
 
@@ -331,20 +381,21 @@ def _finish_flows(run: HopRun) -> None:
 
 
 def _losses(run: HopRun, occ: Occupancy, r: hop_rates.HopRates, sent0: F64, dt: float) -> None:
-    seg, n = run.seg, run.flows.n
-    lost_seg = (r.into - r.adm) * dt
+    seg, n, lv = run.seg, run.flows.n, _live(run)
+    lost_seg = (r.into[lv.segs] - r.adm[lv.segs]) * dt
     if not (lost_seg > 0).any():
         return
-    lost = bins(run.ch.seg_flow, lost_seg, n)
-    wait = np.where(lost_seg > 0, occ.q_wire[seg.qid] / seg.port_cap[np.maximum(seg.out_port, 0)], 0.0)
+    lost = bins(lv.flow, lost_seg, n)
+    wait = np.where(lost_seg > 0, occ.q_wire[lv.qid] / seg.port_cap[np.maximum(seg.out_port[lv.segs], 0)], 0.0)
     queue_delay = np.zeros(n)
-    np.maximum.at(queue_delay, run.ch.seg_flow, wait)
+    np.maximum.at(queue_delay, lv.flow, wait)
     nic.open_losses(run.fs, lost, sent0, 2.0 * run.flow.latency + queue_delay, run.t, run.cfg.timer_grid_s)
 
 
 def step(run: HopRun) -> None:
     """One adaptive step (``engine.step`` over segments)."""
     seg, cfg = run.seg, run.cfg
+    run.live = Live.of(run)
     occ = _occupancy(run)
     if run.has_dcqcn and run.pend is None:
         send = run.last.send if run.last is not None else np.zeros(run.flows.n)
@@ -363,8 +414,10 @@ def step(run: HopRun) -> None:
     q_buf1, marked = _integrate(run, occ, r, dt)
     pfc.account(run.pfc, r.slide, occ, dt)
     run.marks.raise_to(occ, q_buf1)
-    tx = bins(seg.out_bin, seg.tx_weight * r.dep, seg.n_ports + 1)[:-1]
-    run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(seg, run.pfc))
+    if run.sampler.due(t0, t1):
+        lv = _live(run)
+        tx = bins(seg.out_bin[lv.segs], seg.tx_weight[lv.segs] * r.dep[lv.segs], seg.n_ports + 1)[:-1]
+        run.sampler.fill(t0, t1, occ.q_buf, q_buf1, tx, _pause_by_priority(seg, run.pfc))
     run.t = t1
     run.steps += 1
     run.occ = None

@@ -103,6 +103,12 @@ class Layout:
     wd_detect: F64
     wd_restore: F64
     wd_action: I64
+    # what the rows (flows, or segments) use: the loops skip work that unused elements cannot need
+    q_used: I64              # the queues some row waits in, sorted
+    q_local: I64             # [rows] each row's index into ``q_used``
+    rows_lossy: bool         # some row's ingress PG is lossy (else no lossy PG ever fills or drops)
+    rows_q_limited: bool     # some row's queue has a finite admission limit (else none ever tail-drops)
+    one_per_nic: bool        # no NIC sends more than one row (its line is not shared)
 
 
 def _flow_arrays(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig, n_queues: int) -> dict[str, object]:
@@ -212,21 +218,38 @@ def _derived(tables: Tables) -> dict[str, object]:
                 pool_size_pad=size, pool_xoff_pad=np.append(buf.pool_xoff.astype(np.float64), 0.0))
 
 
+def _row_use(rows: dict[str, object], queues: dict[str, object], pgs: dict[str, object],
+             derived: dict[str, object]) -> dict[str, object]:
+    """Which queues the rows use, and whether any of their PGs is lossy or any of their queues limited.
+    An element no row uses holds nothing and has no rate, so its events are never due; the loops leave
+    it out (the same results, less work)."""
+    qid, pgid = np.asarray(rows["qid"]), np.asarray(rows["pgid"])
+    q_used, q_local = np.unique(qid, return_inverse=True)
+    limited = np.asarray(queues["q_dynamic"])[q_used] | np.isfinite(np.asarray(derived["q_static_eff"])[q_used])
+    src = np.asarray(rows["src"])
+    return dict(q_used=q_used.astype(np.int64), q_local=q_local.astype(np.int64),
+                one_per_nic=bool(len(src) and int(np.bincount(src).max()) <= 1),
+                rows_lossy=bool((~np.asarray(pgs["lossless"])[pgid]).any()), rows_q_limited=bool(limited.any()))
+
+
 def build_layout(tables: Tables, nics: Nics, flows: Flows, cfg: RunConfig) -> Layout:
     """The fixed arrays for running ``flows`` from ``nics`` over ``tables``."""
     n_queues = int(tables.qos.sched_kind.shape[1])
     buf = tables.buffers
+    rows, queues, pgs, derived = (_flow_arrays(tables, nics, flows, cfg, n_queues), _queue_arrays(tables),
+                                  _pg_arrays(tables, nics, cfg), _derived(tables))
     return Layout(
         n_ports=tables.ports.n, n_queues=n_queues, n_flows=flows.n, n_pools=len(buf.pool_size),
         port_cap=tables.ports.speed_bps.astype(np.float64) / 8.0,
         nic_line=np.minimum(nics.speed_bps, tables.ports.speed_bps[nics.port.astype(np.int64)]) / 8.0,
         pool_size=buf.pool_size.astype(np.float64), pool_ingress=buf.pool_ingress.copy(),
         pool_xoff=buf.pool_xoff.astype(np.float64),
-        **_flow_arrays(tables, nics, flows, cfg, n_queues),  # type: ignore[arg-type]
-        **_queue_arrays(tables),  # type: ignore[arg-type]
-        **_pg_arrays(tables, nics, cfg),  # type: ignore[arg-type]
+        **rows,  # type: ignore[arg-type]
+        **queues,  # type: ignore[arg-type]
+        **pgs,  # type: ignore[arg-type]
         **_storm_arrays(tables, nics, n_queues),  # type: ignore[arg-type]
-        **_derived(tables),  # type: ignore[arg-type]
+        **derived,  # type: ignore[arg-type]
+        **_row_use(rows, queues, pgs, derived),  # type: ignore[arg-type]
     )
 
 

@@ -103,13 +103,13 @@ def cycle(demand: F64, drain: F64, lay: Layout, room: F64) -> tuple[F64, F64]:
 def sliding(lay: Layout, st: PfcState, occ: Occupancy, drain: F64, demand: F64, tau: float) -> Sliding:
     """The sliding-mode rates of every PG (PGs not held get ``offered = demand``)."""
     if not (st.state != ON).any():
-        zero = np.zeros_like(demand)
+        zero = np.zeros(len(demand))
         return Sliding(offered=demand, loss=zero, frame_rate=zero, fraction=zero, peak=zero)
     held = (st.state == PAUSED) & lay.honours
     target = lay.pg_reserved + st.frozen
     gap = np.where(held, target - occ.pg, 0.0)
     gap = np.where(np.abs(gap) > DEADBAND, gap, 0.0)       # at the point: hold exactly the drain
-    allowed = np.clip(drain + gap / tau, 0.0, demand)
+    allowed = np.minimum(np.maximum(drain + gap / tau, 0.0), demand)
     period, lost = cycle(demand, drain, lay, np.minimum(lay.pg_headroom, occ.room + occ.pg_head))
     cycling = held & (demand > drain) & (drain > 0) & (occ.pg <= target + MIN_HYSTERESIS)
     loss = np.where(cycling, np.minimum(lost / period, np.maximum(demand - allowed, 0.0)), 0.0)
@@ -160,8 +160,10 @@ def transition(lay: Layout, st: PfcState, occ: Occupancy, now: float, tol: float
 
 
 def account(st: PfcState, slide: Sliding, occ: Occupancy, dt: float) -> None:
-    """Add one step's pause time and frames; raise the PG watermarks."""
-    st.frames += slide.frame_rate * dt
-    st.pause_s += slide.fraction * dt
-    np.maximum(st.max_head, np.maximum(occ.pg_head, slide.peak), out=st.max_head)
+    """Add one step's pause time and frames; raise the PG watermarks. With no PG paused there are no
+    frames, no pause time and nothing in headroom: only the shared watermark can move."""
+    if (st.state != ON).any():
+        st.frames += slide.frame_rate * dt
+        st.pause_s += slide.fraction * dt
+        np.maximum(st.max_head, np.maximum(occ.pg_head, slide.peak), out=st.max_head)
     np.maximum(st.max_shared, occ.pg_shared, out=st.max_shared)

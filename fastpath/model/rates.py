@@ -59,17 +59,36 @@ def _service(lay: Layout, depth: F64, arrive: F64, ctl: QueueControl) -> F64:
     return port_service(demand.reshape(shape), lay.port_cap, lay.strict, lay.weight, lay.any_strict).ravel()
 
 
+def lossy_at_limit(lay: Layout, occ: Occupancy, tol: float) -> B | None:
+    """The lossy PGs at their drop point, None when none is (or no row's PG is lossy: a PG that no
+    flow uses admits nothing, so its limit never binds)."""
+    if not lay.rows_lossy:
+        return None
+    full = ~lay.lossless & (occ.pg >= lay.pg_reserved + occ.pg_th - tol)
+    return full if full.any() else None
+
+
+def queue_at_limit(lay: Layout, occ: Occupancy, arrive: F64, serve: F64, tol: float) -> B | None:
+    """The queues at their admission limit that receive more than they send, None when none is (or
+    no row's queue has a finite limit)."""
+    if not lay.rows_q_limited:
+        return None
+    full = (occ.q_buf >= lay.q_reserved + occ.q_th - tol) & (arrive > serve)
+    return full if full.any() else None
+
+
 def _ingress(lay: Layout, occ: Occupancy, st: pfc.PfcState, slide: pfc.Sliding, send: F64, drain: F64,
              held: B, tol: float) -> F64 | None:
     """Share of each flow's bytes the ingress admits, None when it admits everything."""
     n_pg = len(occ.pg)
-    lossy_full = ~lay.lossless & (occ.pg >= lay.pg_reserved + occ.pg_th - tol)
+    lossy_full = lossy_at_limit(lay, occ, tol)
     paused = st.state != pfc.ON
     any_paused = bool(paused.any())
-    if not any_paused and not lossy_full.any():
+    if not any_paused and lossy_full is None:
         return None
     arr_pg = bins(lay.pgid, lay.beta * send, n_pg)
-    full = (lossy_full | (paused & (occ.room <= tol))) & (arr_pg > drain)
+    at_room = paused & (occ.room <= tol)
+    full = (at_room if lossy_full is None else lossy_full | at_room) & (arr_pg > drain)
     p_in = np.where(full, 1.0 - np.divide(drain, arr_pg, out=np.ones(n_pg), where=arr_pg > 0), 0.0)
     if any_paused:
         p_slide = np.divide(slide.loss, slide.offered, out=np.zeros(n_pg), where=slide.offered > 0)
@@ -81,7 +100,7 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
             wt: WredColumns, tau: float, tol: float) -> Rates:
     """All rates of one step (see the module docstring). ``cap``: each flow's sending cap."""
     n_q, n_pg = len(occ.q_wire), len(occ.pg)
-    demand = fair_share(cap, lay.src, lay.nic_line)
+    demand = fair_share(cap, lay.src, lay.nic_line, lay.one_per_nic)
     arrive1 = bins(lay.qid, demand, n_q)
     serve1 = _service(lay, occ.q_wire, arrive1, ctl)
     dep1 = departures_now(content, demand, lay.qid, occ.q_wire, arrive1, serve1)
@@ -92,7 +111,7 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
     send = demand
     if held.any():
         scale = np.divide(slide.offered, demand_pg, out=np.ones(n_pg), where=demand_pg > 0)
-        send = fair_share(np.where(held, demand * scale[lay.pgid], cap), lay.src, lay.nic_line)
+        send = fair_share(np.where(held, demand * scale[lay.pgid], cap), lay.src, lay.nic_line, lay.one_per_nic)
     keep = send
     passed = _ingress(lay, occ, st, slide, send, drain, held, tol)
     if passed is not None:
@@ -104,13 +123,19 @@ def compute(lay: Layout, occ: Occupancy, cap: F64, content: F64, st: pfc.PfcStat
     else:
         arrive2 = bins(lay.qid, keep, n_q)
         serve = _service(lay, occ.q_wire, arrive2, ctl)
-    q_full = (occ.q_buf >= lay.q_reserved + occ.q_th - tol) & (arrive2 > serve)
+    q_full = queue_at_limit(lay, occ, arrive2, serve, tol)
     adm, arrive = keep, arrive2
-    if q_full.any() or ctl.dropping is not None:
+    dropped = q_full is not None or ctl.dropping is not None
+    if dropped:
+        if q_full is None:
+            q_full = np.zeros(n_q, dtype=bool)
         p_out = np.where(q_full, 1.0 - np.divide(serve, arrive2, out=np.ones(n_q), where=arrive2 > 0), 0.0)
         if ctl.dropping is not None:
             p_out[ctl.dropping] = 1.0
         adm = keep * (1.0 - p_out[lay.qid])
         arrive = bins(lay.qid, adm, n_q)
-    dep = departures_now(content, adm, lay.qid, occ.q_wire, arrive, serve)
+    if keep is demand and not dropped:       # nothing held back nor dropped: the first estimate stands
+        dep = dep1
+    else:
+        dep = departures_now(content, adm, lay.qid, occ.q_wire, arrive, serve)
     return Rates(send=send, keep=keep, adm=adm, dep=dep, arrive=arrive, serve=serve, slide=slide, held=held)

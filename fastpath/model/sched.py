@@ -18,17 +18,18 @@ BIG = 1e30          # "unlimited" demand, finite so that sums stay finite
 MAX_ROUNDS = 16
 
 
-def fair_share(caps: F64, group: I64, capacity: F64) -> F64:
-    """Max-min fair rates of members with ``caps`` sharing ``capacity[group]`` (water-filling).
+def fair_share(caps: F64, group: I64, capacity: F64, single: bool = False) -> F64:
+    """Max-min fair rates of members with ``caps`` sharing ``capacity[group]`` (water-filling);
+    ``single``: no group has more than one member (known once per run: then none is counted).
 
     Each round gives every unsaturated member of a group the group's equal share of what is left and
     saturates the members whose cap is below it; it stops when no member saturates (exact; one round
     per distinct cap level at most)."""
     n_groups = len(capacity)
     active = caps > 0
-    if len(group) and int(np.bincount(group[active], minlength=1).max()) <= 1:     # one member per group
+    if single or (len(group) and int(np.bincount(group[active], minlength=1).max()) <= 1):  # one member per group
         return np.where(active, np.minimum(caps, capacity[group]), 0.0)
-    rate = np.zeros_like(caps)
+    rate = np.zeros(len(caps))
     left = capacity.astype(np.float64).copy()
     level = np.zeros(n_groups)
     for _ in range(MAX_ROUNDS):
@@ -58,12 +59,12 @@ def _weighted(demand: F64, left: F64, weight: F64, member: B) -> F64:
     active = member & (demand > 0)
     if int(active.sum(axis=1).max(initial=0)) <= 1:            # one queue per port: it gets what it asks, up to all
         return np.where(active, np.minimum(demand, left[:, None]), 0.0)
-    served = np.zeros_like(demand)
+    served = np.zeros(demand.shape)
     left = left.copy()
     lam = np.zeros(len(left))
     for _ in range(MAX_ROUNDS):
         wsum = (weight * active).sum(axis=1)
-        lam = np.divide(left, wsum, out=np.zeros_like(left), where=wsum > 0)
+        lam = np.divide(left, wsum, out=np.zeros(len(left)), where=wsum > 0)
         sat = active & (demand <= weight * lam[:, None])
         if not sat.any():
             break

@@ -32,11 +32,19 @@ class Sampler:
         return cls(every=every, queue=np.zeros((n, n_ports, n_queues)), tx_bps=np.zeros((n, n_ports)),
                    pause=np.zeros((n, n_ports, N_TC), dtype=bool))
 
+    def _span(self, t0: float, t1: float) -> tuple[int, int]:
+        lo = int(math.ceil(t0 / self.every - 1e-9))
+        return lo, min(int(math.ceil(t1 / self.every - 1e-9)), len(self.queue))
+
+    def due(self, t0: float, t1: float) -> bool:
+        """Whether a sample falls in [t0, t1): the stepping loops compute a step's port rates and pause
+        map for the samples only then (most steps are shorter than the sampling interval)."""
+        lo, hi = self._span(t0, t1)
+        return hi > lo
+
     def fill(self, t0: float, t1: float, depth0: F64, depth1: F64, tx_bps: F64, pause: B) -> None:
         """Samples with t0 <= t < t1 (sample 0 at t = 0 included), from one step's ends and rates."""
-        n = len(self.queue)
-        lo = int(math.ceil(t0 / self.every - 1e-9))
-        hi = min(int(math.ceil(t1 / self.every - 1e-9)), n)
+        lo, hi = self._span(t0, t1)
         if hi <= lo:
             return
         times = np.arange(lo, hi) * self.every
