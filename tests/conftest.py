@@ -6,6 +6,7 @@ import os
 
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")  # before anything imports grpc: tests fork children
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +18,27 @@ from nos.db import Databases
 from nos.runtime.redis_server import RedisServer
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+GNMI_READER = "(enqueue_updates)"  # the name pygnmi's stream reader threads get (Thread-N (enqueue_updates))
+READER_GRACE_S = 5.0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def gnmi_readers_end_in_their_module() -> Iterator[None]:
+    """A pygnmi stream's reader thread re-raises CANCELLED a moment after its channel is closed. Left
+    alone, it may die while the next module's first test runs, and be reported there (as an unhandled
+    thread exception, an error under ``filterwarnings = error``) instead of in the module that opened
+    it and says whether that is expected. At the module's end its readers are waited for (only those
+    whose channel is closed end; a stream still open is reported by name)."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + READER_GRACE_S
+    readers = [t for t in threading.enumerate() if t not in before and t.name.endswith(GNMI_READER)]
+    for thread in readers:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    alive = [t.name for t in readers if t.is_alive()]
+    assert not alive, f"gNMI streams left open at the end of the module: {alive}"
 
 
 @pytest.fixture(scope="session")
