@@ -98,7 +98,7 @@ class DBConnector:
 
     def pubsub(self) -> Any:
         """A new pub/sub connection (keyspace and table channels are server-wide), speaking RESP2."""
-        return self.client.pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call]
+        return self.client.pubsub(ignore_subscribe_messages=False)  # type: ignore[no-untyped-call, unused-ignore]  # typed in newer redis-py
 
     @cached_property
     def scripts(self) -> dict[str, Script]:
