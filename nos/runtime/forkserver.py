@@ -202,11 +202,22 @@ class ForkServer:
             socket.send_fds(self.sock, [json.dumps(request).encode()], list(pass_fds))
             reply = json.loads(self.sock.recv(MAX_MESSAGE) or b"{}")
         except (OSError, ValueError) as exc:
-            self.gone = True
+            self._stop_unanswering()
             raise ForkServerGone(f"the fork server did not answer: {exc}") from exc
         if "pid" not in reply:
             raise ForkServerGone(f"the fork server could not start {module}: {reply.get('error', 'no answer')}")
         return Forked(int(reply["pid"]), argv)
+
+    def _stop_unanswering(self) -> None:
+        """Given up on: killed and reaped, so that a server that was only held (SIGSTOP, a swapped-out
+        machine) cannot start the abandoned request's child once it runs again, beside the one the
+        caller then starts by exec."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        self.gone = True
 
     def close(self) -> None:
         """Stop the server (it exits at the end of its socket) and reap it."""

@@ -97,3 +97,21 @@ def test_a_dead_server_is_said_so_and_orphans_are_reaped(server, tmp_path):
     wait_until(lambda: not server.alive(), 10)
     with pytest.raises(ForkServerGone):
         server.spawn([sys.executable, "-m", CHILD, str(tmp_path / "z.json")])
+
+
+def test_a_server_that_does_not_answer_is_stopped_and_starts_nothing_later(server, tmp_path, monkeypatch):
+    """A held (SIGSTOPped) server: the spawn gives up after the reply timeout, and the server is killed,
+    so that it cannot start the abandoned request's daemon once it runs again (a second orchagent
+    beside the one the caller then starts by exec)."""
+    monkeypatch.setattr(forkserver, "REPLY_TIMEOUT_S", 0.5)
+    out = tmp_path / "late.json"
+    os.kill(server.pid, signal.SIGSTOP)
+    try:
+        with pytest.raises(ForkServerGone, match="did not answer"):
+            server.spawn([sys.executable, "-m", CHILD, str(out)])
+    finally:
+        if psutil.pid_exists(server.pid):
+            os.kill(server.pid, signal.SIGCONT)
+    wait_until(lambda: not psutil.pid_exists(server.pid), 10)  # killed and reaped: it can fork nothing more
+    assert not server.alive() and not out.exists()
+    assert not [c for c in psutil.Process().children() if CHILD in " ".join(c.cmdline())]
