@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from fastpath.fabric.errors import FabricError
-from fastpath.fabric.flows import FabricFlows, ring_allreduce
+from fastpath.fabric.flows import FabricFlows, chain_allreduce, ring_allreduce
 from fastpath.fabric.merge import merge_tables
 from fastpath.fabric.result import FabricResult, SwitchCounters
 from fastpath.fabric.route import DELIVERED, Hops, find_hops
@@ -95,4 +95,5 @@ def run(fabric: Fabric, flows: FabricFlows, cfg: RunConfig,
 
 
 __all__ = ["DELIVERED", "Fabric", "FabricError", "FabricFlows", "FabricResult", "Hops", "Host", "Link", "model_inputs",
-           "SwitchCounters", "find_hops", "merge_tables", "ring_allreduce", "run", "validate", "wire"]
+           "SwitchCounters", "chain_allreduce", "find_hops", "merge_tables", "ring_allreduce", "run", "validate",
+           "wire"]

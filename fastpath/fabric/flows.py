@@ -8,6 +8,7 @@ its packets carry (what ECMP hashes on besides the addresses).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,3 +92,31 @@ def ring_allreduce(rings: list[list[int]], steps: int, chunk_bytes: int, *, step
                            l4_src=l4_src, group=group, **kw)
     return FabricFlows(**{**flows.__dict__, "dep_ptr": np.asarray(dep_ptr, dtype=np.int64),
                           "dep_idx": np.asarray(dep_idx, dtype=np.int32)})
+
+
+def chain_allreduce(nodes: int, group_size: int, chunk_bytes: int, *, seed: int, locality: bool = False,
+                    groups: int | None = None, **kw: Any) -> FabricFlows:
+    """htsim's ring AllReduce matrix (the semantics of its ``gen_allreduce.py``): the hosts shuffled
+    (Python's ``random`` seeded with ``seed``, so the groups are the generator's for the same seed),
+    ``groups`` groups (default nodes // group_size) of ``group_size`` consecutive shuffled hosts,
+    sorted when ``locality``. In each group every member starts a chunk of ``chunk_bytes`` that goes
+    2(N-1) hops round the ring: the hop from member k to k+1 starts when the chunk's previous hop has
+    finished (htsim triggers it on that flow's send done). Chains depend only on themselves, so a
+    ring's members do not wait for each other. ``group`` is the ring's index."""
+    order = list(range(nodes))
+    random.Random(seed).shuffle(order)
+    src: list[int] = []
+    dst: list[int] = []
+    group: list[int] = []
+    deps: list[list[int]] = []
+    for g in range(nodes // group_size if groups is None else groups):
+        members = order[g * group_size:(g + 1) * group_size]
+        if locality:
+            members.sort()
+        for s in range(group_size):
+            for d in range(1, 2 * group_size):
+                deps.append([] if d == 1 else [len(src) - 1])
+                src.append(members[(s + d - 1) % group_size])
+                dst.append(members[(s + d) % group_size])
+                group.append(g)
+    return FabricFlows.of(src, dst, chunk_bytes, deps=deps, group=group, **kw)

@@ -203,30 +203,65 @@ def fabric() -> None:
     """The fabric traffic model on switches built without daemons (for scale; no counters kept)."""
 
 
+def _run_matrix(fabric: Any, path: Path, max_time_s: float, seed: int) -> dict[str, Any]:
+    """An htsim connection matrix (``fastpath.fabric.connection_matrix``) over the fabric's hosts
+    (htsim's host numbering: host i is ``h<i>``)."""
+    from fastpath.fabric import FabricError
+    from fastpath.fabric import run as run_fabric
+    from fastpath.fabric.connection_matrix import parse_connection_matrix
+    from fastpath.model import RunConfig
+    from nos.lab.fabric_run import FabricRun, lab_hosts_of, summary
+
+    try:
+        matrix = parse_connection_matrix(path.read_text())
+    except (FabricError, UnicodeDecodeError) as exc:
+        fail(f"{path}: {exc}", INVALID)
+    hosts = lab_hosts_of(fabric)
+    if matrix.nodes != len(hosts):
+        fail(f"{path}: Nodes {matrix.nodes}, but the fabric has {len(hosts)} hosts (htsim needs them equal)",
+             INVALID)
+    planned = FabricRun(matrix.flows, [path.stem], tuple(h.node for h in hosts), tuple(h.name for h in hosts))
+    try:
+        res = run_fabric(fabric, matrix.flows, RunConfig(max_time_s=max_time_s, seed=seed))
+    except FabricError as exc:
+        fail(f"the fabric does not fit the matrix: {exc}", INVALID)
+    return summary(res, planned)
+
+
 @fabric.command("run")
 @click.argument("topology")
 @click.argument("scenario")
+@click.option("--max-time", "max_time_s", type=click.FloatRange(min=0, min_open=True), default=0.01,
+              show_default=True, help="With an htsim connection matrix: seconds of model time to run at most.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="With an htsim connection matrix: the model's seed (a scenario file has its own).")
 @json_option
-def fabric_run(topology: str, scenario: str, as_json: bool) -> None:
+def fabric_run(topology: str, scenario: str, max_time_s: float, seed: int, as_json: bool) -> None:
     """Run SCENARIO (hosts h0, h1, ...) on TOPOLOGY: leaf-spine[:SPINES,LEAVES,HOSTS] (default 2,4,8) or
-    fat-tree[:K] (htsim's 3-tier K-ary fat tree, default 8: 80 switches, 128 hosts)."""
+    fat-tree[:K] (htsim's 3-tier K-ary fat tree, default 8: 80 switches, 128 hosts). SCENARIO is a lab
+    scenario, or an htsim connection matrix (a file ending in .cm, e.g. from htsim's gen_allreduce.py),
+    so that the same flows run here and on htsim."""
     from nos.lab.fabric_run import lab_hosts_of
     from nos.lab.scenario import parse_over_hosts
     from nos.traffic.errors import ScenarioError
 
     built = fabric_of_spec(topology)
     path = find_scenario(scenario)
-    try:
-        lab_scenario = parse_over_hosts(path.read_text(), lab_hosts_of(built), topology, str(path))
-    except ScenarioError as exc:
-        fail(str(exc), INVALID)
-    _, doc = _run(built, lab_scenario)
-    doc = {"topology": topology, "scenario": lab_scenario.scenario.name, **doc}
+    if path.suffix == ".cm":
+        name = path.stem
+        doc = _run_matrix(built, path, max_time_s, seed)
+    else:
+        try:
+            lab_scenario = parse_over_hosts(path.read_text(), lab_hosts_of(built), topology, str(path))
+        except ScenarioError as exc:
+            fail(str(exc), INVALID)
+        name = lab_scenario.scenario.name
+        _, doc = _run(built, lab_scenario)
+    doc = {"topology": topology, "scenario": name, **doc}
     if as_json:
         print_json(doc)
         return
-    click.echo(f"Fabric {topology} ({len(built.switches)} switches, {len(built.hosts)} hosts), "
-               f"scenario {lab_scenario.scenario.name}:")
+    click.echo(f"Fabric {topology} ({len(built.switches)} switches, {len(built.hosts)} hosts), scenario {name}:")
     _print_summary(doc)
     sys.stdout.flush()
 
