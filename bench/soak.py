@@ -11,7 +11,9 @@ upper bound):
   ECMP sets of the 32 routed ports' static peers, added until syncd_sim holds all of them (ASIC_DB
   object counts), then deleted until it holds none, over and over: bounded loops with deadlines, never
   more than 10,000 routes of backlog, orchagent and syncd_sim never idle. The cycle under way when the
-  window ends is finished.
+  window ends is finished. ``python -m bench.soak SECONDS POLL_HZ CHURN_RATE`` paces the writes at
+  CHURN_RATE routes a second instead (a batch of 128 at a time), to see how the figures move with the
+  churn offered.
 * **counters**: ``GET_CLIENTS`` keep-alive clients ``GET /api/v1/counters/interfaces`` (all 128 ports,
   ``Accept-Encoding: gzip`` as httpx sends it) in a closed loop: each sends its next request when the
   last answer is in, as ``bench.rest``'s 50-client figure (the REST server is saturated: its figures
@@ -195,14 +197,14 @@ def prepare(url: str) -> dict[str, str]:
 
 
 def start_load(endpoints: dict[str, str], supervisor: int, ports: dict[str, str], seconds: float, rate_hz: float,
-               ) -> tuple[dict[str, Any], soak_load.Window, list[multiprocessing.process.BaseProcess]]:
+               churn_rate: float = 0.0) -> tuple[dict[str, Any], soak_load.Window, list[multiprocessing.process.BaseProcess]]:
     """Start every part of the load, wait until each is ready, open the window; returns the queue's
     future results (filled by ``collect``), the window and the processes."""
     ctx = multiprocessing.get_context("spawn")
     out, go, window = ctx.Queue(), ctx.Event(), ctx.Array("d", 2)
     subscribed = subscribed_ports(list(ports))
     parts: list[tuple[Callable[..., None], tuple[Any, ...]]] = [
-        (soak_load.churn, (endpoints["redis"], ROUTES, ROUTED_PORTS, SETS, supervisor)),
+        (soak_load.churn, (endpoints["redis"], ROUTES, ROUTED_PORTS, SETS, supervisor, churn_rate)),
         (soak_load.counter_readers, (endpoints["rest"], REST_CLIENTS - PATCH_CLIENTS, rate_hz)),
         (soak_load.patch_writers, (endpoints["rest"], endpoints["redis"], ports, PATCH_PAUSE_S)),
         (soak_load.subscribers, (endpoints["gnmi"], subscribed)),
@@ -231,15 +233,16 @@ def collect(queue: Any, procs: list[multiprocessing.process.BaseProcess], timeou
     return results
 
 
-def run_once(seconds: float = SECONDS, sku: str = SKU, rate_hz: float = 0.0) -> dict[str, Any]:
+def run_once(seconds: float = SECONDS, sku: str = SKU, rate_hz: float = 0.0, churn_rate: float = 0.0) -> dict[str, Any]:
     """One soak on a fresh switch: the figures of the module docstring; the counter readers in a closed
-    loop (``rate_hz`` 0) or each polling at ``rate_hz``."""
+    loop (``rate_hz`` 0) or each polling at ``rate_hz``; the churn as fast as the switch takes it
+    (``churn_rate`` 0) or paced at ``churn_rate`` routes a second."""
     with running_switch(sku) as (run, endpoints):
         supervisor = int((run.boot_state() or {})["pid"])
         oids = prepare(endpoints["redis"])
         ports = patch_ports(oids)
         before = memory(supervisor)
-        load, window, procs = start_load(endpoints, supervisor, ports, seconds, rate_hz)
+        load, window, procs = start_load(endpoints, supervisor, ports, seconds, rate_hz, churn_rate)
         sleep = max(0.0, window.start - time.monotonic())
         time.sleep(sleep)
         start_rss = memory(supervisor)
@@ -257,6 +260,7 @@ def run_once(seconds: float = SECONDS, sku: str = SKU, rate_hz: float = 0.0) -> 
         end_rss = memory(supervisor)
     out = figures(results, window, probes, {"before": before, "start": start_rss, "end": end_rss})
     out["rate_hz"] = rate_hz
+    out["churn_rate"] = churn_rate
     out["cpu_cores"] = {name: round((cpu_end[name] - cpu_start[name]) / seconds, 2) for name in cpu_end
                         if name in cpu_start}
     return out
@@ -406,9 +410,11 @@ def report(out: dict[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    # python -m bench.soak [SECONDS [POLL_HZ]]: one soak (closed-loop readers, or polling at POLL_HZ)
+    # python -m bench.soak [SECONDS [POLL_HZ [CHURN_RATE]]]: one soak (closed-loop readers, or polling at
+    # POLL_HZ; the churn as fast as taken, or paced at CHURN_RATE routes a second)
     once = run_once(float(sys.argv[1]) if len(sys.argv) > 1 else SECONDS,
-                    rate_hz=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0)
+                    rate_hz=float(sys.argv[2]) if len(sys.argv) > 2 else 0.0,
+                    churn_rate=float(sys.argv[3]) if len(sys.argv) > 3 else 0.0)
     report({"runs": [once], "median": {name: median_at([once], path) for name, path in MEDIANS.items()},
             "targets": TARGETS, "clients": {"rest": REST_CLIENTS, "patch": PATCH_CLIENTS, "gnmi": SUBSCRIBERS},
             "routes": ROUTES, "seconds": once["seconds"]})

@@ -333,11 +333,13 @@ def subscribers(gnmi: str, ports: list[str], out: Queue[Any], go: Event, window:
 
 # ---- route churn ----------------------------------------------------------------------------------
 
-def churn(url: str, routes: int, ports: int, sets: int, supervisor: int, out: Queue[Any], go: Event,
+def churn(url: str, routes: int, ports: int, sets: int, supervisor: int, rate: float, out: Queue[Any], go: Event,
           window: Any) -> None:
     """The fpmsyncd stand-in (bench.routes): ``routes`` routes into APPL_DB ROUTE_TABLE, until syncd_sim
     holds them all, then deleted until it holds none of them, again and again until the window ends
-    (the cycle under way is finished). The switch's memory is taken at every cycle's end."""
+    (the cycle under way is finished). ``rate`` (routes a second; 0: as fast as the switch takes them)
+    paces the writes, a batch at a time, as a BGP speaker's updates arrive. The switch's memory is taken
+    at every cycle's end."""
     import redis
 
     from bench.routes import BATCH, count, route_rows
@@ -359,10 +361,12 @@ def churn(url: str, routes: int, ports: int, sets: int, supervisor: int, out: Qu
     while time.monotonic() < span.stop:
         began = time.monotonic()
         for i in range(0, routes, BATCH):
+            _pace(producer, began, i, rate)
             producer.set_many(rows[i:i + BATCH])
         producer.flush()
         added = _until(lambda: count(asic, "ROUTE_ENTRY") >= baseline + routes, errors, "routes not added")
         for i in range(0, routes, BATCH):
+            _pace(producer, added, i, rate)
             producer.delete_many(keys[i:i + BATCH])
         producer.flush()
         removed = _until(lambda: count(asic, "ROUTE_ENTRY") <= baseline, errors, "routes not removed")
@@ -376,6 +380,14 @@ def churn(url: str, routes: int, ports: int, sets: int, supervisor: int, out: Qu
     asic.close()
     dbs.close()
     out.put(("churn", {"cycles": cycles, "rss": rss, "errors": dict(errors), "routes": routes}))
+
+
+def _pace(producer: Any, began: float, done: int, rate: float) -> None:
+    """At ``rate`` routes a second, wait until ``done`` routes are due since ``began`` (what is buffered
+    is sent first)."""
+    if rate > 0 and time.monotonic() < began + done / rate:
+        producer.flush()
+        sleep_until(began + done / rate)
 
 
 def _until(predicate: Any, errors: Counter[str], what: str) -> float:
