@@ -14,6 +14,8 @@ the hosts on the others. ``run(fabric, flows, cfg)``:
 
 and returns a ``FabricResult`` whose counters split back per switch (``FabricResult.counters``).
 ``hotspots`` ranks the links and queues that paused or marked most.
+``connection_matrix`` reads and writes htsim's connection matrices (the same flows on htsim and here);
+``flows.chain_allreduce`` is htsim's ``gen_allreduce.py`` for a seed.
 
 Cost: routing is one ``forward`` call per switch holding flows per hop round (0.05 s for 1,920 flows
 on the K = 8 fat tree); the model's step costs a fixed number of numpy operations over segments (flows

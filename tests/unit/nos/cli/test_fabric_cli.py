@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from fastpath.fabric import chain_allreduce
@@ -24,17 +25,13 @@ def test_an_htsim_matrix_runs_and_every_flow_finishes(tmp_path: Path) -> None:
     assert doc["workloads"][0]["name"] == "allreduce"
 
 
-def test_a_bad_matrix_exits_2_naming_its_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("text", "named"), [
+    ("Nodes 16\n0->99 id 1 start 0 size 10\n", "line 2: destination host 99 is not one of the 16 nodes"),
+    ("Nodes 128\n0->1 id 1 start 0 size 10\n", "Nodes 128, but the fabric has 16 hosts"),
+])
+def test_a_bad_matrix_or_one_for_other_hosts_exits_2_naming_why(tmp_path: Path, text: str, named: str) -> None:
     matrix = tmp_path / "bad.cm"
-    matrix.write_text("Nodes 16\n0->99 id 1 start 0 size 10\n")
+    matrix.write_text(text)
     out = CliRunner().invoke(cli, ["fabric", "run", "leaf-spine:2,2,8", str(matrix)])
     assert out.exit_code == 2
-    assert "line 2: destination host 99 is not one of the 16 nodes" in out.output
-
-
-def test_a_matrix_for_another_number_of_hosts_exits_2(tmp_path: Path) -> None:
-    matrix = tmp_path / "big.cm"
-    matrix.write_text("Nodes 128\n0->1 id 1 start 0 size 10\n")
-    out = CliRunner().invoke(cli, ["fabric", "run", "leaf-spine:2,2,8", str(matrix)])
-    assert out.exit_code == 2
-    assert "Nodes 128, but the fabric has 16 hosts" in out.output
+    assert named in out.output
