@@ -197,7 +197,8 @@ def prepare(url: str) -> dict[str, str]:
 
 
 def start_load(endpoints: dict[str, str], supervisor: int, ports: dict[str, str], seconds: float, rate_hz: float,
-               churn_rate: float = 0.0) -> tuple[dict[str, Any], soak_load.Window, list[multiprocessing.process.BaseProcess]]:
+               churn_rate: float = 0.0,
+               ) -> tuple[dict[str, Any], soak_load.Window, list[multiprocessing.process.BaseProcess]]:
     """Start every part of the load, wait until each is ready, open the window; returns the queue's
     future results (filled by ``collect``), the window and the processes."""
     ctx = multiprocessing.get_context("spawn")
