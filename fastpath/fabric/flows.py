@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from fastpath.allreduce import allreduce_index
+from fastpath.fabric.errors import FabricError
 from fastpath.fabric.topo import ROCE_DSCP
 from fastpath.tables import F64, I32, I64, B
 
@@ -102,14 +103,19 @@ def chain_allreduce(nodes: int, group_size: int, chunk_bytes: int, *, seed: int,
     sorted when ``locality``. In each group every member starts a chunk of ``chunk_bytes`` that goes
     2(N-1) hops round the ring: the hop from member k to k+1 starts when the chunk's previous hop has
     finished (htsim triggers it on that flow's send done). Chains depend only on themselves, so a
-    ring's members do not wait for each other. ``group`` is the ring's index."""
+    ring's members do not wait for each other. ``group`` is the ring's index. ``FabricError`` when the
+    groups do not fit the nodes."""
+    n_groups = nodes // group_size if group_size > 0 and groups is None else (groups or 0)
+    if group_size < 2 or n_groups < 1 or n_groups * group_size > nodes:
+        raise FabricError([f"chain AllReduce: {n_groups} groups of {group_size} hosts do not fit {nodes} nodes "
+                           "(a group needs at least 2 hosts)"])
     order = list(range(nodes))
     random.Random(seed).shuffle(order)
     src: list[int] = []
     dst: list[int] = []
     group: list[int] = []
     deps: list[list[int]] = []
-    for g in range(nodes // group_size if groups is None else groups):
+    for g in range(n_groups):
         members = order[g * group_size:(g + 1) * group_size]
         if locality:
             members.sort()

@@ -128,3 +128,9 @@ def test_on_a_fabric_each_hop_of_a_chain_starts_after_the_one_before_and_nothing
     wire_s = 200_000 * 8 / 400e9
     chain = res.flow_finish_s[6] - res.flow_start_s[0]  # one chain of 7 hops takes at least 7 serialisations
     assert chain >= 7 * wire_s
+
+
+@pytest.mark.parametrize(("nodes", "size", "groups"), [(8, 1, None), (8, 16, None), (8, 4, 3), (8, 4, 0)])
+def test_chain_groups_that_do_not_fit_the_nodes_are_refused(nodes: int, size: int, groups: int | None) -> None:
+    with pytest.raises(FabricError, match="do not fit"):
+        chain_allreduce(nodes, size, 1000, seed=1, groups=groups)
