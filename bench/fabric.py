@@ -77,13 +77,14 @@ def one_run(seed: int) -> dict[str, float]:
 
 
 def htsim_live(binary: str, text: str, seed: int) -> dict[str, float]:
-    """htsim_roce on matrix ``text``: completion (the last 'finished at', us) and its wall time."""
-    with tempfile.NamedTemporaryFile("w", suffix=".cm") as f:
-        f.write(text)
-        f.flush()
+    """htsim_roce on matrix ``text``: completion (the last 'finished at', us) and its wall time. It runs
+    in a directory of its own: htsim writes its logs (logout.dat, idmap.txt) where it runs."""
+    with tempfile.TemporaryDirectory(prefix="htsim-") as work:
+        matrix = Path(work) / "matrix.cm"
+        matrix.write_text(text)
         t0 = time.perf_counter()
-        out = subprocess.run([binary, "-nodes", str(HOSTS), "-tm", f.name, "-seed", str(seed), *HTSIM_ARGS],
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([binary, "-nodes", str(HOSTS), "-tm", str(matrix), "-seed", str(seed), *HTSIM_ARGS],
+                             capture_output=True, text=True, check=True, cwd=work).stdout
         wall = time.perf_counter() - t0
     done = [float(line.split()[5]) for line in out.splitlines() if line.startswith("Flow ") and "finished at" in line]
     return {"completion_us": max(done) if done else float("nan"), "finished": len(done), "wall_s": wall}

@@ -235,10 +235,10 @@ def _deps(conns: list[_Conn], triggers: dict[int, _Trigger], problems: list[str]
 def _cycle(deps: list[list[int]], conns: list[_Conn]) -> str | None:
     state = [0] * len(deps)              # 0 new, 1 on the path, 2 done
     for root in range(len(deps)):
-        stack = [(root, iter(deps[root]))]
         if state[root]:
             continue
         state[root] = 1
+        stack = [(root, iter(deps[root]))]
         while stack:
             node, it = stack[-1]
             nxt = next(it, None)
